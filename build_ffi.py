@@ -1,0 +1,41 @@
+"""The cffi builders, thin: the work is in rocpy/_build.
+
+``cffi_modules()`` lists the backend modules this machine can build: the stub
+always, the amd backend when the ROCm libraries are installed.  A missing
+header stops the build with one message saying what to install.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from rocpy._build import api as _api  # noqa: E402
+from rocpy._build import backends  # noqa: E402
+from rocpy._build.locate import RocmNotFound  # noqa: E402
+
+_described = {}
+
+
+def _amd_api():
+    if "amd" not in _described:
+        try:
+            _described["amd"] = _api.describe("amd")
+        except RocmNotFound as exc:
+            sys.exit(f"rocpy: {exc}")
+    return _described["amd"]
+
+
+def ffi_stub():
+    return backends.stub_ffi(_amd_api())
+
+
+def ffi_amd():
+    return backends.amd_ffi(_amd_api())
+
+
+def cffi_modules():
+    mods = ["build_ffi.py:ffi_stub"]
+    libs = _amd_api().install.libraries
+    if "hsa" in libs and "hip" in libs and os.environ.get("ROCPY_BUILD_AMD", "1") != "0":
+        mods.append("build_ffi.py:ffi_amd")
+    return mods

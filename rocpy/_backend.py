@@ -1,0 +1,179 @@
+"""Load one compiled backend module and say why it was chosen.
+
+``ROCPY_BACKEND=auto|amd|nvidia|stub`` (default ``auto``).  ``auto`` takes
+the first real backend that finds a device, else the stub; the choice is
+made once, at the first use, and never changes afterwards.
+"""
+from __future__ import annotations
+
+import ctypes
+import importlib
+import json
+import os
+import threading
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+BACKENDS = ("amd", "nvidia", "stub")
+
+
+class BackendUnavailableError(RuntimeError):
+    """The backend asked for with ``ROCPY_BACKEND`` cannot run here."""
+
+
+@dataclass(frozen=True)
+class BackendInfo:
+    """Which backend rocpy uses, and why."""
+
+    name: str
+    reason: str
+    tried: dict[str, str] = field(default_factory=dict)
+    build: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def is_stub(self) -> bool:
+        return self.name == "stub"
+
+
+@dataclass(frozen=True)
+class Backend:
+    """A loaded backend: its cffi ``ffi`` and ``lib``, and why it was chosen."""
+
+    info: BackendInfo
+    ffi: Any
+    lib: Any
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @property
+    def reason(self) -> str:
+        return self.info.reason
+
+    @property
+    def missing(self) -> tuple[str, ...]:
+        return tuple(self.info.build.get("missing", ()))
+
+    @property
+    def has_hsa(self) -> bool:
+        return hasattr(self.lib, "hsa_init")
+
+
+_lock = threading.Lock()
+_current: Backend | None = None
+
+
+def _import(name: str):
+    return importlib.import_module(f"rocpy._lib_{name}")
+
+
+def _build_info(mod) -> dict[str, Any]:
+    return json.loads(mod.ffi.string(mod.lib.rocpy_build_info()).decode())
+
+
+def _enum_name(ffi, enum: str, value: int) -> str:
+    return ffi.string(ffi.cast(enum, value))
+
+
+def _probe_amd(mod) -> tuple[bool, str]:
+    """Does the real ROCm runtime find a GPU?  Leaves the runtime as it found it."""
+    lib, ffi = mod.lib, mod.ffi
+    status = lib.hsa_init()
+    if status != lib.HSA_STATUS_SUCCESS:
+        return False, (f"hsa_init returned {_enum_name(ffi, 'hsa_status_t', status)}"
+                       " (no AMD GPU, or no access to /dev/kfd)")
+    lib.hsa_shut_down()
+    count = ffi.new("int *")
+    err = lib.hipGetDeviceCount(count)
+    if err != lib.hipSuccess:
+        return False, f"hipGetDeviceCount returned {_enum_name(ffi, 'hipError_t', err)}"
+    if count[0] == 0:
+        return False, "hipGetDeviceCount found 0 devices"
+    return True, f"{count[0]} AMD GPU(s) found by HSA and HIP"
+
+
+def _preload_cuda_driver() -> None:
+    # the nvidia module leaves libcuda's symbols unresolved so it can be built
+    # without a driver; they come from the driver loaded globally here
+    ctypes.CDLL("libcuda.so.1", mode=ctypes.RTLD_GLOBAL)
+
+
+def _probe_nvidia(mod) -> tuple[bool, str]:
+    lib, ffi = mod.lib, mod.ffi
+    count = ffi.new("int *")
+    err = lib.hipGetDeviceCount(count)
+    if err != lib.hipSuccess:
+        return False, f"hipGetDeviceCount returned {_enum_name(ffi, 'hipError_t', err)}"
+    if count[0] == 0:
+        return False, "hipGetDeviceCount found 0 devices"
+    return True, f"{count[0]} NVIDIA GPU(s) found through HIP's NVIDIA platform"
+
+
+def _load(name: str) -> tuple[Any, str]:
+    """Import and probe one backend; return (module or None, reason)."""
+    import importlib.util
+    if importlib.util.find_spec(f"rocpy._lib_{name}") is None:
+        return None, f"rocpy._lib_{name} is not built"
+    try:
+        if name == "nvidia":
+            try:
+                _preload_cuda_driver()
+            except OSError as exc:
+                return None, f"the CUDA driver (libcuda.so.1) cannot be loaded: {exc}"
+        mod = _import(name)
+    except ImportError as exc:
+        return None, f"rocpy._lib_{name} is not built or cannot load: {exc}"
+    if name == "stub":
+        return mod, "the stub runtime (CPU simulation)"
+    ok, why = (_probe_amd if name == "amd" else _probe_nvidia)(mod)
+    return (mod if ok else None), why
+
+
+def _check_hip_version(mod, info: dict[str, Any]) -> None:
+    lib, ffi = mod.lib, mod.ffi
+    runtime = ffi.new("int *")
+    if lib.hipRuntimeGetVersion(runtime) != lib.hipSuccess:
+        return
+    built = lib.HIP_VERSION
+    if built // 10_000_000 != runtime[0] // 10_000_000:
+        warnings.warn(
+            f"rocpy was built against HIP {built} but the runtime is HIP {runtime[0]}: "
+            "layouts and enum values changed between major versions (for example "
+            "hipMemoryType and hipPointerAttribute_t in 6.0); rebuild rocpy against "
+            "the installed ROCm", RuntimeWarning, stacklevel=3)
+
+
+def _select() -> Backend:
+    wanted = os.environ.get("ROCPY_BACKEND", "auto").strip().lower() or "auto"
+    if wanted not in BACKENDS + ("auto",):
+        raise BackendUnavailableError(
+            f"ROCPY_BACKEND={wanted!r} is not one of auto, {', '.join(BACKENDS)}")
+    order = BACKENDS if wanted == "auto" else (wanted,)
+    tried: dict[str, str] = {}
+    for name in order:
+        mod, why = _load(name)
+        tried[name] = why
+        if mod is None:
+            continue
+        info = _build_info(mod)
+        if name == "amd":
+            _check_hip_version(mod, info)
+        if wanted == "auto" and name == "stub":
+            others = "; ".join(f"{k}: {v}" for k, v in tried.items() if k != "stub")
+            why = f"no GPU found ({others}), so the stub runtime (CPU simulation) was chosen"
+        elif wanted != "auto":
+            why = f"ROCPY_BACKEND={wanted}: {why}"
+        return Backend(BackendInfo(name, why, tried, info), mod.ffi, mod.lib)
+    raise BackendUnavailableError(f"ROCPY_BACKEND={wanted} cannot run here: {tried[wanted]}")
+
+
+def current() -> Backend:
+    """The backend of this process (chosen at the first call, then fixed)."""
+    global _current
+    if _current is None:
+        with _lock:
+            if _current is None:
+                _current = _select()
+    return _current

@@ -1,0 +1,75 @@
+"""The header pipeline: ROCm headers in, one platform's cdef and facts out."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import constants, declarations, preprocess
+from .locate import RocmInstall, find_rocm
+
+HSA_HEADERS = ["hsa/hsa.h", "hsa/hsa_ext_amd.h", "hsa/amd_hsa_signal.h",
+               "hsa/amd_hsa_queue.h", "hsa/amd_hsa_kernel_code.h"]
+HIP_HEADERS = ["hip/hip_runtime_api.h", "hip/hiprtc.h"]
+
+
+@dataclass
+class Platform:
+    name: str
+    defines: list[str]
+    headers: list[str]
+
+
+PLATFORMS = {
+    "amd": Platform("amd", ["__HIP_PLATFORM_AMD__", "__HIP_PLATFORM_HCC__"],
+                    HSA_HEADERS + HIP_HEADERS),
+}
+
+
+@dataclass
+class Api:
+    """What one platform's headers declare, ready for ``ffi.cdef``."""
+
+    platform: Platform
+    install: RocmInstall
+    include_dirs: list[str]
+    decls: declarations.Declarations
+    consts: constants.Constants
+    macros: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def functions(self) -> dict[str, declarations.Function]:
+        return self.decls.functions
+
+    def library_functions(self) -> dict[str, declarations.Function]:
+        """The functions a runtime library must provide (not header inlines)."""
+        return {n: f for n, f in self.functions.items() if not f.inline}
+
+    def cdef(self) -> str:
+        """The cdef text: types, prototypes, aliases and constants."""
+        parts = [self.decls.cdef]
+        for alias, target in sorted(self.consts.type_aliases.items()):
+            parts.append(f"typedef {target} {alias};")
+        for f in self.functions.values():
+            parts.append(f.prototype() + ";")
+        for alias, target in sorted(self.consts.function_aliases.items()):
+            parts.append(self.functions[target].prototype(alias) + ";")
+        parts += [f"#define {n} ..." for n in self.consts.integers]
+        parts += [f"static void *const {n};" for n in self.consts.pointers]
+        return "\n".join(parts)
+
+    def include_lines(self) -> str:
+        return preprocess.wrapper_source(self.platform.headers)
+
+
+def describe(platform: str = "amd", include_dir: str | None = None) -> Api:
+    """Run the pipeline for ``platform`` over the installed (or given) headers."""
+    plat = PLATFORMS[platform]
+    install = find_rocm(tuple(plat.headers), include_dir=include_dir)
+    include_dirs = [install.include_dir]
+    pre = preprocess.preprocess(plat.headers, include_dirs, plat.defines)
+    decls = declarations.parse(pre.text)
+    taken = (set(decls.functions) | decls.typedefs | decls.enum_constants
+             | decls.structs | decls.enums)
+    consts = constants.classify(
+        pre.macros, plat.headers, include_dirs, plat.defines,
+        known_functions=set(decls.functions), known_types=decls.typedefs, taken=taken)
+    return Api(plat, install, include_dirs, decls, consts, pre.macros)

@@ -1,0 +1,137 @@
+"""cffi builders for the backend modules ``rocpy._lib_amd`` and ``rocpy._lib_stub``.
+
+Both compile the same declarations in API mode, so the C compiler checks every
+prototype and fills every layout.  They differ in what provides the symbols:
+the installed ROCm libraries, or rocpy's stub runtime.
+"""
+from __future__ import annotations
+
+import glob
+import json
+import os
+import tempfile
+
+from cffi import FFI
+
+from .api import Api, describe
+from .exports import exported_functions
+from .failure import definition
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+NATIVE = os.path.join(ROOT, "_native")
+FAST_DIR = os.path.join(NATIVE, "fast")
+STUB_DIR = os.path.join(NATIVE, "stub")
+
+
+def _rel(path: str) -> str:
+    # setuptools wants source paths relative to the project root
+    return os.path.relpath(path, os.path.dirname(ROOT))
+
+
+def _extra_cdefs(directory: str) -> str:
+    return "\n".join(open(p).read() for p in sorted(glob.glob(os.path.join(directory, "*.cdef"))))
+
+
+def _sources(directory: str) -> list[str]:
+    return [_rel(p) for p in sorted(glob.glob(os.path.join(directory, "*.c")))]
+
+
+def _build_info(api: Api, backend: str, missing: list[str]) -> str:
+    info = {
+        "backend": backend,
+        "platform": api.platform.name,
+        "include_dir": api.install.include_dir,
+        "libraries": api.install.libraries,
+        "missing": missing,
+        "partial_structs": sorted(api.decls.partial_structs),
+        "function_aliases": api.consts.function_aliases,
+        "type_aliases": api.consts.type_aliases,
+    }
+    text = json.dumps(info).replace("\\", "\\\\").replace('"', '\\"')
+    return f'const char *rocpy_build_info(void) {{ return "{text}"; }}\n'
+
+
+_BUILD_INFO_CDEF = "const char *rocpy_build_info(void);\n"
+
+
+def _new_ffi(api: Api, extra_cdef: str) -> FFI:
+    ffi = FFI()
+    ffi.cdef(api.cdef() + "\n" + _BUILD_INFO_CDEF + extra_cdef)
+    return ffi
+
+
+def _missing_exports(api: Api) -> list[str]:
+    exported: set[str] = set()
+    for key in ("hsa", "hip", "hiprtc"):
+        if key in api.install.libraries:
+            exported |= exported_functions(api.install.libraries[key])
+    return sorted(n for n in api.library_functions() if n not in exported)
+
+
+def amd_ffi(api: Api | None = None) -> FFI:
+    """The builder of ``rocpy._lib_amd``, linked to the installed ROCm libraries."""
+    api = api or describe("amd")
+    libs = api.install.libraries
+    if "hsa" not in libs or "hip" not in libs:
+        raise RuntimeError("libhsa-runtime64 and libamdhip64 are needed for the amd backend")
+    missing = _missing_exports(api)
+    # a placeholder for what the header declares and the library lacks, so the
+    # module imports; the macro makes cffi's generated calls use it
+    placeholders = "".join(
+        definition(api.functions[n], f"rocpy_missing_{n}", prefix="static ") +
+        f"\n#define {n} rocpy_missing_{n}\n" for n in missing)
+    ffi = _new_ffi(api, _extra_cdefs(FAST_DIR))
+    preamble = ("#include <string.h>\n" + api.include_lines() + placeholders +
+                _build_info(api, "amd", missing))
+    lib_names = [os.path.basename(libs[k]).split(".so")[0][3:] for k in ("hsa", "hip")]
+    if "hiprtc" in libs:
+        lib_names.append(os.path.basename(libs["hiprtc"]).split(".so")[0][3:])
+    lib_dirs = sorted({os.path.dirname(p) for p in libs.values()})
+    ffi.set_source(
+        "rocpy._lib_amd", preamble,
+        define_macros=[(d, None) for d in api.platform.defines],
+        include_dirs=api.include_dirs + [FAST_DIR],
+        libraries=lib_names, library_dirs=lib_dirs, runtime_library_dirs=lib_dirs,
+        sources=_sources(FAST_DIR),
+        extra_compile_args=["-pthread", "-Wno-deprecated-declarations"],
+        extra_link_args=["-pthread"])
+    return ffi
+
+
+def stub_defaults_source(api: Api) -> str:
+    """C source defining every library function as a weak generic failure.
+
+    The stub's hand-written functions are strong definitions and replace these
+    at link time, so every declared function exists from the start.
+    """
+    lines = ["#include <string.h>", api.include_lines()]
+    for name, func in api.library_functions().items():
+        lines.append(definition(func, name, prefix="__attribute__((weak)) "))
+    return "\n".join(lines) + "\n"
+
+
+def stub_ffi(api: Api | None = None) -> FFI:
+    """The builder of ``rocpy._lib_stub``, linked to rocpy's own C runtime."""
+    api = api or describe("amd")
+    gen_dir = os.path.join(tempfile.gettempdir(), f"rocpy-build-{os.getuid()}")
+    os.makedirs(gen_dir, exist_ok=True)
+    defaults = os.path.join(gen_dir, "stub_defaults.c")
+    with open(defaults, "w") as f:
+        f.write(stub_defaults_source(api))
+    version_script = os.path.join(gen_dir, "stub_exports.map")
+    with open(version_script, "w") as f:
+        f.write("{ global: PyInit__lib_stub; local: *; };\n")
+    ffi = _new_ffi(api, _extra_cdefs(FAST_DIR) + "\n" + _extra_cdefs(STUB_DIR))
+    preamble = ("#include <string.h>\n" + api.include_lines() +
+                '#include "stub_control.h"\n' + _build_info(api, "stub", []))
+    sanitize = os.environ.get("ROCPY_STUB_SANITIZE", "")
+    san_flags = [f"-fsanitize={sanitize}", "-fno-omit-frame-pointer"] if sanitize else []
+    ffi.set_source(
+        "rocpy._lib_stub", preamble,
+        define_macros=[(d, None) for d in api.platform.defines],
+        include_dirs=api.include_dirs + [FAST_DIR, STUB_DIR],
+        sources=_sources(STUB_DIR) + _sources(FAST_DIR) + [defaults],
+        extra_compile_args=["-pthread", "-fvisibility=hidden", "-O2",
+                            "-Wno-unused-parameter", "-Wno-deprecated-declarations"] + san_flags,
+        extra_link_args=["-pthread", f"-Wl,--version-script={version_script}"] + san_flags)
+    return ffi

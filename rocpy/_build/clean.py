@@ -1,0 +1,77 @@
+"""Strip what the C compiler understands and pycparser/cffi do not.
+
+Removes ``__attribute__((...))``, ``__asm__("...")`` labels, ``__extension__``
+and similar GNU spellings; remembers which structs were declared
+``aligned(N)`` (their layout must come from the compiler, so they are declared
+partially later).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_ALIGN_MARK = "__rocpy_aligned__"
+_DROP_WORDS = re.compile(
+    r"\b(__extension__|__restrict__|__restrict|__inline__|__inline|"
+    r"__volatile__|__const|__signed__|_Noreturn|__thread)\b")
+_RENAME_WORDS = {"__signed__": "signed", "__const": "const", "__inline": "inline",
+                 "__inline__": "inline", "__volatile__": "volatile"}
+
+
+@dataclass
+class Cleaned:
+    text: str
+    aligned_structs: set[str] = field(default_factory=set)
+
+
+def _balanced_end(text: str, start: int) -> int:
+    """Index just past the parenthesised group starting at ``text[start] == '('``."""
+    depth = 0
+    i = start
+    while i < len(text):
+        c = text[i]
+        if c == '"':
+            i = text.index('"', i + 1) + 1
+            while text[i - 2] == "\\":
+                i = text.index('"', i) + 1
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    raise ValueError("unbalanced parentheses in header text")
+
+
+def _remove_calls(text: str, keyword: str, keep_aligned: bool) -> str:
+    pattern = re.compile(r"\b" + re.escape(keyword) + r"\s*\(")
+    out, pos = [], 0
+    for m in pattern.finditer(text):
+        if m.start() < pos:
+            continue
+        end = _balanced_end(text, m.end() - 1)
+        out.append(text[pos:m.start()])
+        if keep_aligned and re.search(r"\baligned\b|__aligned__", text[m.start():end]):
+            out.append(f" {_ALIGN_MARK} ")
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def clean(text: str) -> Cleaned:
+    """Return ``text`` without GNU extensions, noting aligned structs."""
+    text = _remove_calls(text, "__attribute__", keep_aligned=True)
+    text = _remove_calls(text, "__attribute", keep_aligned=True)
+    text = _remove_calls(text, "__declspec", keep_aligned=True)
+    text = _remove_calls(text, "__asm__", keep_aligned=False)
+    text = _remove_calls(text, "__asm", keep_aligned=False)
+    text = _DROP_WORDS.sub(lambda m: _RENAME_WORDS.get(m.group(1), ""), text)
+    aligned = set()
+    for m in re.finditer(
+            rf"(?:struct|union)\s+{_ALIGN_MARK}\s+(\w+)|"
+            rf"{_ALIGN_MARK}\s+(?:struct|union)\s+(\w+)", text):
+        aligned.add(m.group(1) or m.group(2))
+    text = text.replace(_ALIGN_MARK, "")
+    return Cleaned(text=text, aligned_structs=aligned)

@@ -1,0 +1,85 @@
+"""The headers' ``#define`` constants and renaming macros, classified by the compiler.
+
+An object-like macro of a ROCm header becomes:
+
+* an integer constant (``#define NAME ...`` in the cdef: the compiler gives
+  the value) when ``enum { x = (NAME) };`` compiles;
+* a pointer constant (``static void *const NAME;``) when it is a constant
+  ``void *`` expression such as ``HIP_LAUNCH_PARAM_BUFFER_POINTER``;
+* an alias when its body is a single identifier naming a declared function or
+  type (newer HIP's ``#define hipGetDeviceProperties
+  hipGetDevicePropertiesR0600``): the documented name is declared too.
+
+Everything else (strings, attribute spellings, empty guards) is skipped.
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+
+from .preprocess import compiler, wrapper_source
+
+_IDENT = re.compile(r"^[A-Za-z_]\w*$")
+
+
+@dataclass
+class Constants:
+    integers: list[str] = field(default_factory=list)
+    pointers: list[str] = field(default_factory=list)
+    function_aliases: dict[str, str] = field(default_factory=dict)
+    type_aliases: dict[str, str] = field(default_factory=dict)
+
+
+def _failing_lines(source: str, include_dirs: list[str], defines: list[str]) -> set[int]:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "rocpy_check.c")
+        with open(path, "w") as f:
+            f.write(source)
+        cmd = [*compiler().split(), "-fsyntax-only", "-std=gnu11", "-w",
+               "-fmax-errors=0", "-x", "c"]
+        cmd += [f"-D{d}" for d in defines] + [f"-I{d}" for d in include_dirs]
+        res = subprocess.run(cmd + [path], capture_output=True, text=True)
+        bad = set()
+        for m in re.finditer(re.escape(path) + r":(\d+):\d+: error", res.stderr):
+            bad.add(int(m.group(1)))
+        return bad
+
+
+def classify(macros: dict[str, str], headers: list[str], include_dirs: list[str],
+             defines: list[str], known_functions: set[str], known_types: set[str],
+             taken: set[str]) -> Constants:
+    """Sort ``macros`` into integer, pointer and alias constants."""
+    result = Constants()
+    candidates = []
+    for name, body in sorted(macros.items()):
+        if name in taken or name.startswith("__"):
+            continue
+        if _IDENT.match(body) and body != name:
+            if body in known_functions:
+                result.function_aliases[name] = body
+                continue
+            if body in known_types:
+                result.type_aliases[name] = body
+                continue
+        candidates.append(name)
+
+    head = wrapper_source(headers)
+    offset = head.count("\n")
+    checks = [f"enum {{ rocpy_check_{i} = ({name}) }};" for i, name in enumerate(candidates)]
+    bad = _failing_lines(head + "\n".join(checks) + "\n", include_dirs, defines)
+    rest = []
+    for i, name in enumerate(candidates):
+        if offset + i + 1 in bad:
+            rest.append(name)
+        else:
+            result.integers.append(name)
+
+    pointerish = [n for n in rest if re.search(r"\bvoid\s*\*", macros[n])]
+    checks = [f"static void *const rocpy_check_{i} = ({name});"
+              for i, name in enumerate(pointerish)]
+    bad = _failing_lines(head + "\n".join(checks) + "\n", include_dirs, defines)
+    result.pointers = [n for i, n in enumerate(pointerish) if offset + i + 1 not in bad]
+    return result

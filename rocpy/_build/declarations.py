@@ -1,0 +1,242 @@
+"""Turn preprocessed ROCm headers into cffi ``cdef`` text with pycparser.
+
+Keeps typedefs, structs, unions, enums and prototypes; drops inline bodies
+(the prototype of a ``static inline`` helper stays: API mode compiles a call
+to it); declares enums with a trailing ``...`` so the compiler supplies the
+values; declares ``aligned(N)`` structs partially (``...;``) so the compiler
+supplies their layout; regenerates ``typedef enum X {...} A, B;`` with the
+body once.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+from pycparser import c_ast, c_generator, c_parser
+
+from .clean import clean
+
+# Types from libc that the ROCm headers use.  They are declared here only so
+# pycparser can parse; cffi knows them natively, so they never reach the cdef.
+_LIBC_TYPES = """
+typedef int size_t; typedef int ssize_t; typedef int ptrdiff_t; typedef int wchar_t;
+typedef int int8_t; typedef int int16_t; typedef int int32_t; typedef int int64_t;
+typedef int uint8_t; typedef int uint16_t; typedef int uint32_t; typedef int uint64_t;
+typedef int intptr_t; typedef int uintptr_t; typedef int FILE; typedef int pid_t;
+typedef int bool;
+"""
+_LIBC_TYPE_NAMES = {
+    "size_t", "ssize_t", "ptrdiff_t", "wchar_t", "int8_t", "int16_t", "int32_t",
+    "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "intptr_t",
+    "uintptr_t", "FILE", "pid_t", "bool"}
+
+
+@dataclass
+class Function:
+    """One function prototype of the headers."""
+
+    name: str
+    result: str            # C spelling of the return type
+    params: list[tuple[str, str]]   # (declaration with a name, name)
+    variadic: bool
+    inline: bool           # defined in the header (static inline)
+
+    def prototype(self, name: str | None = None) -> str:
+        params = ", ".join(p for p, _ in self.params) or "void"
+        if self.variadic:
+            params += ", ..."
+        return _declare(self.result, f"{name or self.name}({params})")
+
+
+def _declare(result: str, declarator: str) -> str:
+    # ``result`` may be a pointer-to-function spelling; keep it simple: the
+    # headers only return plain types and pointers.
+    return f"{result} {declarator}"
+
+
+@dataclass
+class Declarations:
+    """Everything the pipeline learned from the headers."""
+
+    cdef: str
+    functions: dict[str, Function] = field(default_factory=dict)
+    structs: set[str] = field(default_factory=set)
+    unions: set[str] = field(default_factory=set)
+    enums: set[str] = field(default_factory=set)
+    enum_constants: set[str] = field(default_factory=set)
+    typedefs: set[str] = field(default_factory=set)
+    partial_structs: set[str] = field(default_factory=set)
+
+
+class _Generator(c_generator.CGenerator):
+    """CGenerator that writes enums as ``{A, B, ...}`` (compiler-supplied values)."""
+
+    def _generate_enum(self, n):  # pycparser >= 2.20
+        if n.values is None:
+            return "enum " + (n.name or "")
+        names = ", ".join(e.name for e in n.values.enumerators)
+        return "enum " + (n.name + " " if n.name else "") + "{" + names + ", ...}"
+
+    def visit_Enum(self, n):
+        return self._generate_enum(n)
+
+
+def _type_body(node):
+    """The struct/union/enum node a declaration defines, or None."""
+    t = node.type
+    while isinstance(t, (c_ast.TypeDecl, c_ast.PtrDecl, c_ast.ArrayDecl)):
+        t = t.type
+    if isinstance(t, (c_ast.Struct, c_ast.Union, c_ast.Enum)):
+        return t
+    return None
+
+
+def _has_body(t) -> bool:
+    if isinstance(t, c_ast.Enum):
+        return t.values is not None
+    return t.decls is not None
+
+
+def _is_bitfield_struct(t) -> bool:
+    return isinstance(t, (c_ast.Struct, c_ast.Union)) and any(
+        d.bitsize is not None for d in (t.decls or []))
+
+
+def parse(text: str) -> Declarations:
+    """Parse preprocessed, ROCm-only header text into declarations and cdef."""
+    cleaned = clean(text)
+    ast = c_parser.CParser().parse(_LIBC_TYPES + cleaned.text, filename="<rocm>")
+    gen = _Generator()
+    decls = Declarations(cdef="")
+    lines: list[str] = []
+    emitted_bodies: dict[int, str] = {}     # id(body node) -> first typedef name
+    emitted_named: set[tuple[str, str]] = set()
+
+    for ext in ast.ext:
+        if isinstance(ext, c_ast.Typedef) and ext.name in _LIBC_TYPE_NAMES:
+            continue
+        if isinstance(ext, c_ast.FuncDef):
+            _add_function(decls, ext.decl, inline=True, gen=gen)
+            continue
+        if isinstance(ext, c_ast.Decl) and isinstance(ext.type, c_ast.FuncDecl):
+            _add_function(decls, ext, inline="static" in (ext.storage or []) or
+                          "inline" in (ext.funcspec or []), gen=gen)
+            continue
+        if isinstance(ext, c_ast.Pragma) or isinstance(ext, c_ast.StaticAssert):
+            continue
+        body = _type_body(ext)
+        if body is not None and _has_body(body):
+            kind = type(body).__name__.lower()
+            key = (kind, body.name) if body.name else None
+            if id(body) in emitted_bodies or (key and key in emitted_named):
+                ext = _without_body(ext, body, emitted_bodies.get(id(body)))
+            else:
+                emitted_bodies[id(body)] = getattr(ext, "name", None)
+                if key:
+                    emitted_named.add(key)
+                _record_type(decls, body)
+                if (body.name in cleaned.aligned_structs
+                        and not _is_bitfield_struct(body)):
+                    body = _partial(body)
+                    ext = _replace_body(ext, body)
+                    decls.partial_structs.add(body.name)
+        if isinstance(ext, c_ast.Typedef):
+            decls.typedefs.add(ext.name)
+        if isinstance(ext, c_ast.Decl) and ext.name and "extern" not in (ext.storage or []):
+            continue        # a variable definition (none expected in the headers)
+        text_out = gen.visit(ext)
+        lines.append(text_out + ";")
+    decls.cdef = "\n".join(lines)
+    return decls
+
+
+def _record_type(decls: Declarations, body) -> None:
+    if isinstance(body, c_ast.Enum):
+        if body.name:
+            decls.enums.add(body.name)
+        for e in body.values.enumerators:
+            decls.enum_constants.add(e.name)
+    elif isinstance(body, c_ast.Struct) and body.name:
+        decls.structs.add(body.name)
+    elif isinstance(body, c_ast.Union) and body.name:
+        decls.unions.add(body.name)
+
+
+class _PartialMarker(c_ast.Decl):
+    """A ``...;`` member: pycparser has no node for it, so fake a declaration."""
+
+    def __init__(self):
+        super().__init__(name=None, quals=[], align=[], storage=[], funcspec=[],
+                         type=c_ast.TypeDecl("...", [], None,
+                                             c_ast.IdentifierType(["..."])),
+                         init=None, bitsize=None)
+
+
+def _partial(body):
+    body = copy.copy(body)
+    body.decls = list(body.decls) + [_PartialMarker()]
+    return body
+
+
+def _replace_body(ext, new_body):
+    ext = copy.deepcopy(ext)
+    holder = ext
+    while not isinstance(holder.type, (c_ast.Struct, c_ast.Union, c_ast.Enum)):
+        holder = holder.type
+    holder.type = new_body
+    return ext
+
+
+def _without_body(ext, body, first_typedef: str | None):
+    """Refer to an already-emitted struct/enum instead of repeating its body."""
+    if body.name:
+        ref = type(body)(body.name, None) if not isinstance(body, c_ast.Enum) \
+            else c_ast.Enum(body.name, None)
+        return _replace_body(ext, ref)
+    # anonymous body shared by several typedef names: alias the first one
+    ext = copy.deepcopy(ext)
+    holder = ext
+    while not isinstance(holder.type, (c_ast.Struct, c_ast.Union, c_ast.Enum)):
+        holder = holder.type
+    holder.type = c_ast.IdentifierType([first_typedef])
+    return ext
+
+
+def _add_function(decls: Declarations, decl: c_ast.Decl, inline: bool, gen) -> None:
+    func = decl.type
+    result_decl = copy.deepcopy(func.type)
+    _rename(result_decl, None)
+    result = gen._generate_type(result_decl)
+    params: list[tuple[str, str]] = []
+    variadic = False
+    for i, p in enumerate(func.args.params if func.args else []):
+        if isinstance(p, c_ast.EllipsisParam):
+            variadic = True
+            continue
+        if isinstance(p, c_ast.Typename) and _is_void(p):
+            continue
+        p = copy.deepcopy(p)
+        name = getattr(p, "name", None) or f"arg{i}"
+        _rename(p.type, name)
+        if isinstance(p, c_ast.Typename):
+            p = c_ast.Decl(name, p.quals, [], [], [], p.type, None, None)
+        p.name = name
+        params.append((gen.visit(p), name))
+    decls.functions[decl.name] = Function(decl.name, result.strip(), params,
+                                          variadic, inline)
+
+
+def _is_void(p) -> bool:
+    t = p.type
+    return (isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType)
+            and t.type.names == ["void"])
+
+
+def _rename(node, name):
+    """Set the declarator name deep inside a type (None removes it)."""
+    while not isinstance(node, c_ast.TypeDecl):
+        if isinstance(node, c_ast.FuncDecl):
+            node = node.type
+        else:
+            node = node.type
+    node.declname = name

@@ -1,0 +1,114 @@
+"""Run the C preprocessor over the ROCm headers and split the result by file.
+
+The output keeps ``#define`` lines (``-dD``) and line markers, so every
+declaration and every macro can be traced back to the header it came from;
+only the ROCm headers' own content (files under ``hsa/`` or ``hip/`` of the
+include directory) is kept, so nothing of libc leaks into the declarations.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+
+_LINE_MARKER = re.compile(r'^# (\d+) "([^"]*)"')
+
+
+@dataclass
+class Preprocessed:
+    """Preprocessed ROCm declarations and macros."""
+
+    text: str                               # declarations, ROCm files only
+    macros: dict[str, str] = field(default_factory=dict)   # object-like
+    macro_files: dict[str, str] = field(default_factory=dict)
+    files: set[str] = field(default_factory=set)
+
+
+def compiler() -> str:
+    """The C compiler used for preprocessing and checks (``$CC`` or cc/gcc/clang)."""
+    for name in (os.environ.get("CC"), "cc", "gcc", "clang"):
+        if name and shutil.which(name.split()[0]):
+            return name
+    raise RuntimeError("no C compiler found (set CC)")
+
+
+def wrapper_source(headers: list[str]) -> str:
+    return "".join(f"#include <{h}>\n" for h in headers)
+
+
+def run_cpp(headers: list[str], include_dirs: list[str], defines: list[str]) -> str:
+    """The raw ``cc -E -dD`` output for a file including ``headers``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "rocpy_headers.c")
+        with open(src, "w") as f:
+            f.write(wrapper_source(headers))
+        cmd = [*compiler().split(), "-E", "-dD", "-x", "c", "-std=gnu11"]
+        cmd += [f"-D{d}" for d in defines]
+        cmd += [f"-I{d}" for d in include_dirs]
+        cmd.append(src)
+        res = subprocess.run(cmd, capture_output=True, text=True)
+        if res.returncode != 0:
+            raise RuntimeError(f"preprocessing the ROCm headers failed:\n{res.stderr}")
+        return res.stdout
+
+
+def is_rocm_file(path: str, include_dirs: list[str]) -> bool:
+    """True for a header of the ROCm tree itself (``<inc>/hsa/*``, ``<inc>/hip/*``)."""
+    real = os.path.realpath(path)
+    for inc in include_dirs:
+        for sub in ("hsa", "hip"):
+            root = os.path.realpath(os.path.join(inc, sub)) + os.sep
+            if real.startswith(root):
+                return True
+    return False
+
+
+def preprocess(headers: list[str], include_dirs: list[str],
+               defines: list[str]) -> Preprocessed:
+    """Preprocess ``headers`` and keep what the ROCm headers themselves declare."""
+    raw = run_cpp(headers, include_dirs, defines)
+    keep_cache: dict[str, bool] = {}
+    out: list[str] = []
+    result = Preprocessed(text="")
+    current, keep = "", False
+    for line in raw.splitlines():
+        marker = _LINE_MARKER.match(line)
+        if marker:
+            current = marker.group(2)
+            if current not in keep_cache:
+                keep_cache[current] = is_rocm_file(current, include_dirs)
+            keep = keep_cache[current]
+            if keep:
+                result.files.add(current)
+            out.append("")
+            continue
+        if not keep:
+            continue
+        if line.startswith("#define "):
+            _record_macro(result, line, current)
+            continue
+        if line.startswith("#undef "):
+            name = line.split()[1]
+            result.macros.pop(name, None)
+            continue
+        if line.startswith("#"):
+            continue
+        out.append(line)
+    result.text = "\n".join(out)
+    return result
+
+
+_DEFINE = re.compile(r"#define\s+([A-Za-z_]\w*)(\(?)\s*(.*)$")
+
+
+def _record_macro(result: Preprocessed, line: str, path: str) -> None:
+    m = _DEFINE.match(line)
+    if not m or m.group(2):          # function-like macros are not constants
+        return
+    name, body = m.group(1), m.group(3).strip()
+    if body:
+        result.macros[name] = body
+        result.macro_files[name] = path

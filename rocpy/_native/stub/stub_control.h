@@ -1,0 +1,42 @@
+/* The stub's control surface for Python (declared in stub_control.cdef):
+ * kernel emulation registry, fault injection, live counters, device config. */
+#ifndef ROCPY_STUB_CONTROL_H
+#define ROCPY_STUB_CONTROL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One kernel dispatch, as its emulation sees it. */
+typedef struct rocpy_stub_dispatch {
+    const char *name;          /* kernel symbol name, without ".kd" */
+    void *kernarg;             /* packed arguments (kernarg segment) */
+    size_t kernarg_size;
+    uint32_t grid[3];          /* total work-items per dimension */
+    uint32_t block[3];         /* work-group size per dimension */
+    uint32_t group_segment_size;   /* static + dynamic LDS bytes */
+    int device;
+} rocpy_stub_dispatch_t;
+
+/* An emulation: run the whole dispatch; return 0 on success, non-zero for a
+ * fault (reported as a kernel failure by the runtime that launched it). */
+typedef int (*rocpy_stub_kernel_fn)(const rocpy_stub_dispatch_t *dispatch, void *user);
+
+typedef enum rocpy_stub_fault {
+    ROCPY_STUB_FAULT_ALLOC = 0,        /* the next allocation fails: out of memory */
+    ROCPY_STUB_FAULT_QUEUE_ERROR = 1,  /* the next AQL packet / launch fails */
+    ROCPY_STUB_FAULT_MEMORY_FAULT = 2, /* the next dispatch faults on memory */
+    ROCPY_STUB_FAULT_COUNT = 3
+} rocpy_stub_fault_t;
+
+/* Register (fn != NULL) or remove (fn == NULL) an emulation; returns 0. */
+int rocpy_stub_register_kernel(const char *name, rocpy_stub_kernel_fn fn, void *user);
+/* Arm a fault: it fires at the (skip+1)-th matching call, `count` times. */
+void rocpy_stub_inject(rocpy_stub_fault_t kind, int skip, int count);
+/* Disarm every fault. */
+void rocpy_stub_clear_faults(void);
+/* Tracked allocations alive now (all kinds). */
+size_t rocpy_stub_live_allocations(void);
+/* Number of devices the stub exposes (after *_VISIBLE_DEVICES). */
+int rocpy_stub_device_count(void);
+
+#endif

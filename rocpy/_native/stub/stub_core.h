@@ -1,0 +1,136 @@
+/* The stub runtime's shared core: what the HSA half and the HIP half both use.
+ *
+ * One device table, one allocation tracker, one kernel emulation registry, one
+ * fault-injection switchboard, and a FIFO worker thread that streams, copy
+ * engines and packet processors are built from.  Everything here is internal
+ * to the stub (hidden visibility); Python reaches it through stub_control.h.
+ */
+#ifndef ROCPY_STUB_CORE_H
+#define ROCPY_STUB_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <pthread.h>
+
+#include "stub_control.h"
+
+#define STUB_MAX_DEVICES 16
+#define STUB_ARCH_LEN 64
+
+/* ---- devices ---------------------------------------------------------- */
+
+typedef struct stub_device {
+    int index;                 /* visible ordinal (HIP device id) */
+    int physical;              /* index before *_VISIBLE_DEVICES filtering */
+    char arch[STUB_ARCH_LEN];  /* target id, e.g. "gfx90a:sramecc+:xnack-" */
+    char gfx[16];              /* "gfx90a" */
+    char name[64];             /* marketing name */
+    uint32_t gfx_version;      /* major*10000 + minor*100 + stepping: gfx90a -> 90010 */
+    uint32_t chip_id;
+    uint32_t compute_units;
+    uint32_t simds_per_cu;
+    uint32_t wavefront_size;
+    uint32_t max_clock_mhz;
+    uint32_t memory_clock_mhz;
+    uint32_t memory_bus_width;
+    uint64_t global_mem_size;  /* bytes */
+    uint64_t lds_size;         /* group segment per workgroup, bytes */
+    uint32_t l2_cache_size;
+    uint32_t pci_bus_id;
+    int xnack;                 /* 1 on, 0 off */
+    int sramecc;
+    uint64_t mem_in_use;       /* device memory currently allocated */
+} stub_device_t;
+
+int stub_device_count(void);
+stub_device_t *stub_device(int index);       /* NULL if out of range */
+
+/* ---- time and diagnostics -------------------------------------------- */
+
+uint64_t stub_now_ns(void);                  /* CLOCK_MONOTONIC */
+/* Print "rocpy stub: CALL: message" and abort(), as the real runtime would
+ * die on this input. */
+void stub_abort(const char *call, const char *fmt, ...)
+    __attribute__((noreturn, format(printf, 2, 3)));
+
+/* ---- allocations ------------------------------------------------------ */
+
+typedef enum stub_mem_kind {
+    STUB_MEM_DEVICE = 1,       /* device-local (hipMalloc, coarse GPU pool) */
+    STUB_MEM_HOST = 2,         /* pinned host (hipHostMalloc, system pool) */
+    STUB_MEM_MANAGED = 4,      /* managed / fine-grained shared */
+    STUB_MEM_REGISTERED = 8,   /* user memory registered or locked */
+    STUB_MEM_KERNARG = 16,     /* kernarg pool */
+    STUB_MEM_ANY = 31
+} stub_mem_kind_t;
+
+typedef struct stub_alloc {
+    uintptr_t base;
+    size_t size;
+    int device;                /* owning device, -1 for host */
+    stub_mem_kind_t kind;
+    unsigned flags;            /* the API's own flags, kept for queries */
+    uint64_t access_mask;      /* bit i: agent/device i may access; bit 63: CPU */
+    void *tag;                 /* owner-specific (pool, ipc handle, ...) */
+} stub_alloc_t;
+
+#define STUB_ACCESS_CPU (1ull << 63)
+
+/* Allocate `size` bytes (0 is refused with -1) aligned to `align`, tracked.
+ * Returns 0 and the pointer, or -1 (fault injected or out of memory:
+ * device memory is limited to the device's global_mem_size). */
+int stub_mem_alloc(size_t size, size_t align, stub_mem_kind_t kind, int device,
+                   unsigned flags, void **out);
+/* Track memory the stub did not allocate (registered/locked user memory). */
+int stub_mem_track(void *ptr, size_t size, stub_mem_kind_t kind, int device,
+                   unsigned flags);
+/* Find the allocation containing ptr; fills *info if non-NULL. */
+bool stub_mem_find(const void *ptr, stub_alloc_t *info);
+/* Update access mask / tag of the allocation starting exactly at base. */
+bool stub_mem_set_access(const void *base, uint64_t access_mask);
+bool stub_mem_set_tag(const void *base, void *tag);
+/* Free (or untrack) the allocation starting exactly at base whose kind is in
+ * kind_mask.  Returns false for an unknown pointer, an interior pointer or a
+ * kind not in the mask; nothing is freed then. */
+bool stub_mem_release(const void *base, unsigned kind_mask, stub_alloc_t *released);
+/* Bytes of device memory in use on a device. */
+uint64_t stub_mem_used(int device);
+
+/* ---- FIFO worker thread ---------------------------------------------- */
+
+typedef void (*stub_task_fn)(void *arg);
+typedef struct stub_worker stub_worker_t;
+
+stub_worker_t *stub_worker_create(const char *name);
+/* Enqueue; tasks run one at a time in submission order.  Returns a ticket
+ * (1, 2, ...) that stub_worker_wait_ticket can wait for. */
+uint64_t stub_worker_submit(stub_worker_t *w, stub_task_fn fn, void *arg);
+/* Block until every task submitted so far has run. */
+void stub_worker_drain(stub_worker_t *w);
+void stub_worker_wait_ticket(stub_worker_t *w, uint64_t ticket);
+bool stub_worker_ticket_done(stub_worker_t *w, uint64_t ticket);
+bool stub_worker_idle(stub_worker_t *w);
+uint64_t stub_worker_last_ticket(stub_worker_t *w);
+/* Drain, stop and free. */
+void stub_worker_destroy(stub_worker_t *w);
+/* True when called from this worker's own thread. */
+bool stub_worker_is_current(stub_worker_t *w);
+
+/* ---- kernel emulation ------------------------------------------------- */
+
+/* rocpy_stub_dispatch_t and rocpy_stub_kernel_fn live in stub_control.h. */
+/* Look up the emulation of a kernel by its name (without the ".kd" suffix). */
+bool stub_kernel_lookup(const char *name, rocpy_stub_kernel_fn *fn, void **user);
+/* Run the emulation of d->name; returns 0, or -1 if none is registered, or
+ * the emulation's non-zero status. */
+int stub_kernel_run(const rocpy_stub_dispatch_t *d);
+/* Register the C emulations built into the stub (called once at start). */
+void stub_register_builtin_kernels(void);
+
+/* ---- fault injection -------------------------------------------------- */
+
+/* True if a fault of `kind` is armed and fires at this call (then consumed). */
+bool stub_fault_fire(rocpy_stub_fault_t kind);
+
+#endif
