@@ -9,7 +9,6 @@ from __future__ import annotations
 import glob
 import json
 import os
-import tempfile
 
 from cffi import FFI
 
@@ -113,7 +112,7 @@ def stub_defaults_source(api: Api) -> str:
 def stub_ffi(api: Api | None = None) -> FFI:
     """The builder of ``rocpy._lib_stub``, linked to rocpy's own C runtime."""
     api = api or describe("amd")
-    gen_dir = os.path.join(tempfile.gettempdir(), f"rocpy-build-{os.getuid()}")
+    gen_dir = os.path.join(os.path.dirname(ROOT), "build", "rocpy-generated")
     os.makedirs(gen_dir, exist_ok=True)
     defaults = os.path.join(gen_dir, "stub_defaults.c")
     with open(defaults, "w") as f:

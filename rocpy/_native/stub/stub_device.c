@@ -59,7 +59,8 @@ static void set_arch(stub_device_t *d, const char *target) {
     snprintf(buf, sizeof buf, "%s", target);
     char *colon = strchr(buf, ':');
     if (colon) *colon = '\0';
-    snprintf(d->gfx, sizeof d->gfx, "%s", buf);
+    buf[sizeof d->gfx - 1] = '\0';
+    memcpy(d->gfx, buf, sizeof d->gfx);
     const arch_profile_t *p = profile_for(d->gfx);
     d->sramecc = p->sramecc_capable;
     d->xnack = 0;
