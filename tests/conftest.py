@@ -1,0 +1,27 @@
+"""Fixtures shared by the whole test suite."""
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from kernels.compile import compile_hip, find_hipcc  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def kernel_cache(tmp_path_factory):
+    return str(tmp_path_factory.mktemp("kernels"))
+
+
+@pytest.fixture(scope="session")
+def hip_kernel(kernel_cache):
+    """``hip_kernel("vadd", archs=("gfx90a",))`` -> path of a compiled offload bundle."""
+    if find_hipcc() is None:
+        pytest.skip("hipcc is not installed: no test kernels can be compiled")
+
+    def build(name: str, archs: tuple[str, ...] = ("gfx90a",)) -> str:
+        return compile_hip(name, kernel_cache, archs)
+    return build

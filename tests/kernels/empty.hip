@@ -1,0 +1,3 @@
+#include <hip/hip_runtime.h>
+
+extern "C" __global__ void empty() {}
