@@ -1,9 +1,9 @@
 """Strip what the C compiler understands and pycparser/cffi do not.
 
 Removes ``__attribute__((...))``, ``__asm__("...")`` labels, ``__extension__``
-and similar GNU spellings; remembers which structs were declared
-``aligned(N)`` (their layout must come from the compiler, so they are declared
-partially later).
+and similar GNU spellings, keeping line numbers; remembers the lines that
+carried an ``aligned(N)`` attribute (the structs declared there take their
+layout from the compiler: they are declared partially later).
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ _RENAME_WORDS = {"__signed__": "signed", "__const": "const", "__inline": "inline
 @dataclass
 class Cleaned:
     text: str
-    aligned_structs: set[str] = field(default_factory=set)
+    aligned_lines: set[int] = field(default_factory=set)   # 1-based
 
 
 def _balanced_end(text: str, start: int) -> int:
@@ -53,8 +53,10 @@ def _remove_calls(text: str, keyword: str, keep_aligned: bool) -> str:
             continue
         end = _balanced_end(text, m.end() - 1)
         out.append(text[pos:m.start()])
-        if keep_aligned and re.search(r"\baligned\b|__aligned__", text[m.start():end]):
+        removed = text[m.start():end]
+        if keep_aligned and re.search(r"\baligned\b|__aligned__", removed):
             out.append(f" {_ALIGN_MARK} ")
+        out.append("\n" * removed.count("\n"))    # keep line numbers
         pos = end
     out.append(text[pos:])
     return "".join(out)
@@ -68,10 +70,6 @@ def clean(text: str) -> Cleaned:
     text = _remove_calls(text, "__asm__", keep_aligned=False)
     text = _remove_calls(text, "__asm", keep_aligned=False)
     text = _DROP_WORDS.sub(lambda m: _RENAME_WORDS.get(m.group(1), ""), text)
-    aligned = set()
-    for m in re.finditer(
-            rf"(?:struct|union)\s+{_ALIGN_MARK}\s+(\w+)|"
-            rf"{_ALIGN_MARK}\s+(?:struct|union)\s+(\w+)", text):
-        aligned.add(m.group(1) or m.group(2))
+    aligned = {i + 1 for i, line in enumerate(text.split("\n")) if _ALIGN_MARK in line}
     text = text.replace(_ALIGN_MARK, "")
-    return Cleaned(text=text, aligned_structs=aligned)
+    return Cleaned(text=text, aligned_lines=aligned)

@@ -105,14 +105,19 @@ def _is_bitfield_struct(t) -> bool:
 def parse(text: str) -> Declarations:
     """Parse preprocessed, ROCm-only header text into declarations and cdef."""
     cleaned = clean(text)
+    prelude_lines = _LIBC_TYPES.count("\n")
+    aligned_lines = {n + prelude_lines for n in cleaned.aligned_lines}
     ast = c_parser.CParser().parse(_LIBC_TYPES + cleaned.text, filename="<rocm>")
+    # pycparser places a typedef at its declarator (the closing line), so a
+    # statement owns every line after the previous statement's place
+    places = [0] + [ext.coord.line for ext in ast.ext]
     gen = _Generator()
     decls = Declarations(cdef="")
     lines: list[str] = []
     emitted_bodies: dict[int, str] = {}     # id(body node) -> first typedef name
     emitted_named: set[tuple[str, str]] = set()
 
-    for ext in ast.ext:
+    for index, ext in enumerate(ast.ext):
         if isinstance(ext, c_ast.Typedef) and ext.name in _LIBC_TYPE_NAMES:
             continue
         if isinstance(ext, c_ast.FuncDef):
@@ -135,11 +140,13 @@ def parse(text: str) -> Declarations:
                 if key:
                     emitted_named.add(key)
                 _record_type(decls, body)
-                if (body.name in cleaned.aligned_structs
+                span = range(places[index] + 1, places[index + 1] + 1)
+                if (isinstance(body, (c_ast.Struct, c_ast.Union))
+                        and any(line in aligned_lines for line in span)
                         and not _is_bitfield_struct(body)):
                     body = _partial(body)
                     ext = _replace_body(ext, body)
-                    decls.partial_structs.add(body.name)
+                    decls.partial_structs.add(body.name or ext.name)
         if isinstance(ext, c_ast.Typedef):
             decls.typedefs.add(ext.name)
         if isinstance(ext, c_ast.Decl) and ext.name and "extern" not in (ext.storage or []):
