@@ -62,8 +62,48 @@ def _remove_calls(text: str, keyword: str, keep_aligned: bool) -> str:
     return "".join(out)
 
 
+def _strip_function_bodies(text: str) -> str:
+    """Empty every top-level function body (``) {...}``), keeping line numbers.
+
+    Inline bodies are never declared, and some (HIP's NVIDIA headers) hold
+    C++ that no C parser accepts.
+    """
+    out, depth, i, n = [], 0, 0, len(text)
+    last_significant = ""
+    while i < n:
+        c = text[i]
+        if c == "{" and depth == 0 and last_significant == ")":
+            j, d = i, 0
+            while j < n:
+                if text[j] in "\"'":
+                    q, j = text[j], j + 1
+                    while j < n and text[j] != q:
+                        j += 2 if text[j] == "\\" else 1
+                elif text[j] == "{":
+                    d += 1
+                elif text[j] == "}":
+                    d -= 1
+                    if d == 0:
+                        break
+                j += 1
+            out.append("{}" + "\n" * text.count("\n", i, j))
+            i = j + 1
+            last_significant = "}"
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        if not c.isspace():
+            last_significant = c
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
 def clean(text: str) -> Cleaned:
     """Return ``text`` without GNU extensions, noting aligned structs."""
+    text = _strip_function_bodies(text)
     text = _remove_calls(text, "__attribute__", keep_aligned=True)
     text = _remove_calls(text, "__attribute", keep_aligned=True)
     text = _remove_calls(text, "__declspec", keep_aligned=True)
