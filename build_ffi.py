@@ -1,7 +1,8 @@
 """The cffi builders, thin: the work is in rocpy/_build.
 
 ``cffi_modules()`` lists the backend modules this machine can build: the stub
-always, the amd backend when the ROCm libraries are installed.  A missing
+always, the amd backend when the ROCm libraries are installed, the nvidia
+backend when asked for.  A missing
 header stops the build with one message saying what to install.
 """
 import os
@@ -33,8 +34,19 @@ def ffi_amd():
     return backends.amd_ffi(_amd_api())
 
 
+def ffi_nvidia():
+    try:
+        return backends.nvidia_ffi(_api.describe("nvidia"), _amd_api())
+    except RocmNotFound as exc:
+        sys.exit(f"rocpy: {exc}")
+
+
 def cffi_modules():
+    """The stub always; amd where ROCm's libraries are; nvidia on request
+    (``ROCPY_BUILD_NVIDIA=1``, with CUDA 11 headers: see the README)."""
     mods = ["build_ffi.py:ffi_stub"]
+    if os.environ.get("ROCPY_BUILD_NVIDIA") == "1":
+        mods.append("build_ffi.py:ffi_nvidia")
     libs = _amd_api().install.libraries
     if "hsa" in libs and "hip" in libs and os.environ.get("ROCPY_BUILD_AMD", "1") != "0":
         mods.append("build_ffi.py:ffi_amd")

@@ -25,3 +25,15 @@ def hip_kernel(kernel_cache):
     def build(name: str, archs: tuple[str, ...] = ("gfx90a",)) -> str:
         return compile_hip(name, kernel_cache, archs)
     return build
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``device`` need a real GPU backend; on the stub they skip, saying why."""
+    import rocpy
+    info = rocpy.backend()
+    if not info.is_stub:
+        return
+    skip = pytest.mark.skip(reason=f"needs a GPU; the backend is the stub ({info.reason})")
+    for item in items:
+        if "device" in item.keywords:
+            item.add_marker(skip)

@@ -4,7 +4,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import constants, declarations, preprocess
-from .locate import RocmInstall, find_rocm
+import os
+
+from .locate import CudaInstall, RocmInstall, find_cuda, find_rocm
 
 HSA_HEADERS = ["hsa/hsa.h", "hsa/hsa_ext_amd.h", "hsa/amd_hsa_signal.h",
                "hsa/amd_hsa_queue.h", "hsa/amd_hsa_kernel_code.h"]
@@ -21,6 +23,10 @@ class Platform:
 PLATFORMS = {
     "amd": Platform("amd", ["__HIP_PLATFORM_AMD__", "__HIP_PLATFORM_HCC__"],
                     HSA_HEADERS + HIP_HEADERS),
+    # HIP only: HSA is AMD's; hiprtc maps onto NVRTC, whose headers the CUDA
+    # runtime wheel does not carry
+    "nvidia": Platform("nvidia", ["__HIP_PLATFORM_NVIDIA__", "__HIP_PLATFORM_NVCC__"],
+                       ["hip/hip_runtime_api.h"]),
 }
 
 
@@ -34,6 +40,7 @@ class Api:
     decls: declarations.Declarations
     consts: constants.Constants
     macros: dict[str, str] = field(default_factory=dict)
+    cuda: CudaInstall | None = None
 
     @property
     def functions(self) -> dict[str, declarations.Function]:
@@ -61,15 +68,22 @@ class Api:
 
 
 def describe(platform: str = "amd", include_dir: str | None = None) -> Api:
-    """Run the pipeline for ``platform`` over the installed (or given) headers."""
+    """Run the pipeline for ``platform`` over the installed (or given) headers.
+
+    ``$ROCPY_ROCM_INCLUDE`` names the HIP/HSA include dir when no ROCm is
+    installed (the nvidia backend on a machine with only unpacked headers).
+    """
     plat = PLATFORMS[platform]
+    include_dir = include_dir or os.environ.get("ROCPY_ROCM_INCLUDE")
     install = find_rocm(tuple(plat.headers), include_dir=include_dir)
     include_dirs = [install.include_dir]
-    pre = preprocess.preprocess(plat.headers, include_dirs, plat.defines)
-    decls = declarations.parse(pre.text)
+    cuda = find_cuda() if platform == "nvidia" else None
+    extra = cuda.include_dirs if cuda else []
+    pre = preprocess.preprocess(plat.headers, include_dirs, plat.defines, extra)
+    decls = declarations.parse(pre.text, pre.types_only_lines)
     taken = (set(decls.functions) | decls.typedefs | decls.enum_constants
              | decls.structs | decls.enums)
     consts = constants.classify(
-        pre.macros, plat.headers, include_dirs, plat.defines,
+        pre.macros, plat.headers, include_dirs + extra, plat.defines,
         known_functions=set(decls.functions), known_types=decls.typedefs, taken=taken)
-    return Api(plat, install, include_dirs, decls, consts, pre.macros)
+    return Api(plat, install, include_dirs + extra, decls, consts, pre.macros, cuda)

@@ -22,17 +22,25 @@ FAST_DIR = os.path.join(NATIVE, "fast")
 STUB_DIR = os.path.join(NATIVE, "stub")
 
 
-def _rel(path: str) -> str:
-    # setuptools wants source paths relative to the project root
-    return os.path.relpath(path, os.path.dirname(ROOT))
-
-
 def _extra_cdefs(directory: str) -> str:
     return "\n".join(open(p).read() for p in sorted(glob.glob(os.path.join(directory, "*.cdef"))))
 
 
+def _extra_includes(directory: str) -> str:
+    """``#include`` the header that goes with each ``*.cdef`` of ``directory``."""
+    lines = []
+    for cdef in sorted(glob.glob(os.path.join(directory, "*.cdef"))):
+        header = cdef[:-len(".cdef")] + ".h"
+        if os.path.exists(header):
+            lines.append(f'#include "{os.path.basename(header)}"\n')
+    return "".join(lines)
+
+
 def _sources(directory: str) -> list[str]:
-    return [_rel(p) for p in sorted(glob.glob(os.path.join(directory, "*.c")))]
+    # setuptools refuses absolute paths: relative to the project root, where
+    # setup.py runs
+    project = os.path.dirname(ROOT)
+    return [os.path.relpath(p, project) for p in sorted(glob.glob(os.path.join(directory, "*.c")))]
 
 
 def _build_info(api: Api, backend: str, missing: list[str]) -> str:
@@ -80,8 +88,8 @@ def amd_ffi(api: Api | None = None) -> FFI:
         definition(api.functions[n], f"rocpy_missing_{n}", prefix="static ") +
         f"\n#define {n} rocpy_missing_{n}\n" for n in missing)
     ffi = _new_ffi(api, _extra_cdefs(FAST_DIR))
-    preamble = ("#include <string.h>\n" + api.include_lines() + placeholders +
-                _build_info(api, "amd", missing))
+    preamble = ("#include <string.h>\n" + api.include_lines() + _extra_includes(FAST_DIR) +
+                placeholders + _build_info(api, "amd", missing))
     lib_names = [os.path.basename(libs[k]).split(".so")[0][3:] for k in ("hsa", "hip")]
     if "hiprtc" in libs:
         lib_names.append(os.path.basename(libs["hiprtc"]).split(".so")[0][3:])
@@ -121,16 +129,47 @@ def stub_ffi(api: Api | None = None) -> FFI:
     with open(version_script, "w") as f:
         f.write("{ global: PyInit__lib_stub; local: *; };\n")
     ffi = _new_ffi(api, _extra_cdefs(FAST_DIR) + "\n" + _extra_cdefs(STUB_DIR))
-    preamble = ("#include <string.h>\n" + api.include_lines() +
-                '#include "stub_control.h"\n' + _build_info(api, "stub", []))
+    preamble = ("#include <string.h>\n" + api.include_lines() + _extra_includes(FAST_DIR) +
+                _extra_includes(STUB_DIR) + _build_info(api, "stub", []))
     sanitize = os.environ.get("ROCPY_STUB_SANITIZE", "")
     san_flags = [f"-fsanitize={sanitize}", "-fno-omit-frame-pointer"] if sanitize else []
     ffi.set_source(
         "rocpy._lib_stub", preamble,
         define_macros=[(d, None) for d in api.platform.defines],
         include_dirs=api.include_dirs + [FAST_DIR, STUB_DIR],
-        sources=_sources(STUB_DIR) + _sources(FAST_DIR) + [defaults],
+        sources=_sources(STUB_DIR) + _sources(FAST_DIR)
+        + [os.path.relpath(defaults, os.path.dirname(ROOT))],
         extra_compile_args=["-pthread", "-fvisibility=hidden", "-O2",
                             "-Wno-unused-parameter", "-Wno-deprecated-declarations"] + san_flags,
         extra_link_args=["-pthread", f"-Wl,--version-script={version_script}"] + san_flags)
+    return ffi
+
+
+def nvidia_ffi(api: Api | None = None, amd_api: Api | None = None) -> FFI:
+    """The builder of ``rocpy._lib_nvidia``: HIP's NVIDIA platform over CUDA.
+
+    Links the CUDA runtime; the driver's ``cu*`` symbols stay unresolved and
+    come from ``libcuda.so.1``, which rocpy loads globally before importing the
+    module, so the module builds on machines without a driver.
+    """
+    api = api or describe("nvidia")
+    amd_api = amd_api or describe("amd", include_dir=api.install.include_dir)
+    hip_names = {n for n, f in amd_api.library_functions().items() if not n.startswith("hsa_")}
+    missing = sorted(hip_names - set(api.functions) - set(api.consts.function_aliases))
+    ffi = _new_ffi(api, _extra_cdefs(FAST_DIR))
+    preamble = ("#include <string.h>\n" + api.include_lines() + _extra_includes(FAST_DIR) +
+                _build_info(api, "nvidia", missing))
+    cuda = api.cuda
+    link = []
+    if cuda.lib_dir:
+        runtime = sorted(glob.glob(os.path.join(cuda.lib_dir, "libcudart.so*")))
+        link = [f"-L{cuda.lib_dir}", f"-l:{os.path.basename(runtime[-1])}",
+                f"-Wl,-rpath,{cuda.lib_dir}"] if runtime else []
+    ffi.set_source(
+        "rocpy._lib_nvidia", preamble,
+        define_macros=[(d, None) for d in api.platform.defines],
+        include_dirs=api.include_dirs + [FAST_DIR],
+        sources=_sources(FAST_DIR),
+        extra_compile_args=["-pthread", "-Wno-deprecated-declarations", "-w"],
+        extra_link_args=["-pthread"] + (link or ["-lcudart"]))
     return ffi

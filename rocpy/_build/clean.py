@@ -1,9 +1,9 @@
 """Strip what the C compiler understands and pycparser/cffi do not.
 
 Removes ``__attribute__((...))``, ``__asm__("...")`` labels, ``__extension__``
-and similar GNU spellings; remembers which structs were declared
-``aligned(N)`` (their layout must come from the compiler, so they are declared
-partially later).
+and similar GNU spellings, keeping line numbers; remembers the lines that
+carried an ``aligned(N)`` attribute (the structs declared there take their
+layout from the compiler: they are declared partially later).
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ _RENAME_WORDS = {"__signed__": "signed", "__const": "const", "__inline": "inline
 @dataclass
 class Cleaned:
     text: str
-    aligned_structs: set[str] = field(default_factory=set)
+    aligned_lines: set[int] = field(default_factory=set)   # 1-based
 
 
 def _balanced_end(text: str, start: int) -> int:
@@ -53,25 +53,63 @@ def _remove_calls(text: str, keyword: str, keep_aligned: bool) -> str:
             continue
         end = _balanced_end(text, m.end() - 1)
         out.append(text[pos:m.start()])
-        if keep_aligned and re.search(r"\baligned\b|__aligned__", text[m.start():end]):
+        removed = text[m.start():end]
+        if keep_aligned and re.search(r"\baligned\b|__aligned__", removed):
             out.append(f" {_ALIGN_MARK} ")
+        out.append("\n" * removed.count("\n"))    # keep line numbers
         pos = end
     out.append(text[pos:])
     return "".join(out)
 
 
+def _strip_function_bodies(text: str) -> str:
+    """Empty every top-level function body (``) {...}``), keeping line numbers.
+
+    Inline bodies are never declared, and some (HIP's NVIDIA headers) hold
+    C++ that no C parser accepts.
+    """
+    out, depth, i, n = [], 0, 0, len(text)
+    last_significant = ""
+    while i < n:
+        c = text[i]
+        if c == "{" and depth == 0 and last_significant == ")":
+            j, d = i, 0
+            while j < n:
+                if text[j] in "\"'":
+                    q, j = text[j], j + 1
+                    while j < n and text[j] != q:
+                        j += 2 if text[j] == "\\" else 1
+                elif text[j] == "{":
+                    d += 1
+                elif text[j] == "}":
+                    d -= 1
+                    if d == 0:
+                        break
+                j += 1
+            out.append("{}" + "\n" * text.count("\n", i, j))
+            i = j + 1
+            last_significant = "}"
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        if not c.isspace():
+            last_significant = c
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
 def clean(text: str) -> Cleaned:
     """Return ``text`` without GNU extensions, noting aligned structs."""
+    text = _strip_function_bodies(text)
     text = _remove_calls(text, "__attribute__", keep_aligned=True)
     text = _remove_calls(text, "__attribute", keep_aligned=True)
     text = _remove_calls(text, "__declspec", keep_aligned=True)
     text = _remove_calls(text, "__asm__", keep_aligned=False)
     text = _remove_calls(text, "__asm", keep_aligned=False)
     text = _DROP_WORDS.sub(lambda m: _RENAME_WORDS.get(m.group(1), ""), text)
-    aligned = set()
-    for m in re.finditer(
-            rf"(?:struct|union)\s+{_ALIGN_MARK}\s+(\w+)|"
-            rf"{_ALIGN_MARK}\s+(?:struct|union)\s+(\w+)", text):
-        aligned.add(m.group(1) or m.group(2))
+    aligned = {i + 1 for i, line in enumerate(text.split("\n")) if _ALIGN_MARK in line}
     text = text.replace(_ALIGN_MARK, "")
-    return Cleaned(text=text, aligned_structs=aligned)
+    return Cleaned(text=text, aligned_lines=aligned)

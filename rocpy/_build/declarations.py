@@ -102,25 +102,37 @@ def _is_bitfield_struct(t) -> bool:
         d.bitsize is not None for d in (t.decls or []))
 
 
-def parse(text: str) -> Declarations:
-    """Parse preprocessed, ROCm-only header text into declarations and cdef."""
+def parse(text: str, types_only_lines: set[int] = frozenset()) -> Declarations:
+    """Parse preprocessed, ROCm-only header text into declarations and cdef.
+
+    Functions declared on ``types_only_lines`` (1-based lines of ``text``) are
+    left out; their types stay.
+    """
     cleaned = clean(text)
+    prelude_lines = _LIBC_TYPES.count("\n")
+    aligned_lines = {n + prelude_lines for n in cleaned.aligned_lines}
+    skip_function_lines = {n + prelude_lines for n in types_only_lines}
     ast = c_parser.CParser().parse(_LIBC_TYPES + cleaned.text, filename="<rocm>")
+    # pycparser places a typedef at its declarator (the closing line), so a
+    # statement owns every line after the previous statement's place
+    places = [0] + [ext.coord.line for ext in ast.ext]
     gen = _Generator()
     decls = Declarations(cdef="")
     lines: list[str] = []
     emitted_bodies: dict[int, str] = {}     # id(body node) -> first typedef name
     emitted_named: set[tuple[str, str]] = set()
 
-    for ext in ast.ext:
+    for index, ext in enumerate(ast.ext):
         if isinstance(ext, c_ast.Typedef) and ext.name in _LIBC_TYPE_NAMES:
             continue
         if isinstance(ext, c_ast.FuncDef):
-            _add_function(decls, ext.decl, inline=True, gen=gen)
+            if ext.coord.line not in skip_function_lines:
+                _add_function(decls, ext.decl, inline=True, gen=gen)
             continue
         if isinstance(ext, c_ast.Decl) and isinstance(ext.type, c_ast.FuncDecl):
-            _add_function(decls, ext, inline="static" in (ext.storage or []) or
-                          "inline" in (ext.funcspec or []), gen=gen)
+            if ext.coord.line not in skip_function_lines:
+                _add_function(decls, ext, inline="static" in (ext.storage or []) or
+                              "inline" in (ext.funcspec or []), gen=gen)
             continue
         if isinstance(ext, c_ast.Pragma) or isinstance(ext, c_ast.StaticAssert):
             continue
@@ -135,11 +147,14 @@ def parse(text: str) -> Declarations:
                 if key:
                     emitted_named.add(key)
                 _record_type(decls, body)
-                if (body.name in cleaned.aligned_structs
+                span = range(places[index] + 1, places[index + 1] + 1)
+                if (isinstance(body, (c_ast.Struct, c_ast.Union))
+                        and any(line in aligned_lines for line in span)
                         and not _is_bitfield_struct(body)):
                     body = _partial(body)
                     ext = _replace_body(ext, body)
-                    decls.partial_structs.add(body.name)
+                    decls.partial_structs.add(body.name or ext.name)
+        _let_compiler_size_arrays(ext)
         if isinstance(ext, c_ast.Typedef):
             decls.typedefs.add(ext.name)
         if isinstance(ext, c_ast.Decl) and ext.name and "extern" not in (ext.storage or []):
@@ -148,6 +163,20 @@ def parse(text: str) -> Declarations:
         lines.append(text_out + ";")
     decls.cdef = "\n".join(lines)
     return decls
+
+
+class _ArraySizer(c_ast.NodeVisitor):
+    """Array lengths that are expressions (``8 - sizeof(x)``) become ``[...]``:
+    cffi's parser takes only numbers, and the compiler knows the value."""
+
+    def visit_ArrayDecl(self, node):
+        if node.dim is not None and not isinstance(node.dim, c_ast.Constant):
+            node.dim = c_ast.ID("...")
+        self.generic_visit(node)
+
+
+def _let_compiler_size_arrays(ext) -> None:
+    _ArraySizer().visit(ext)
 
 
 def _record_type(decls: Declarations, body) -> None:

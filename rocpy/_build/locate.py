@@ -102,3 +102,35 @@ def find_rocm(require_headers: tuple[str, ...] = ("hsa/hsa.h", "hip/hip_runtime_
     raise RocmNotFound(
         f"ROCm headers {', '.join(require_headers)} not found (looked in "
         f"{', '.join(tried)}). {INSTALL_HINT}")
+
+
+@dataclass
+class CudaInstall:
+    """The CUDA runtime headers and library HIP's NVIDIA platform builds on."""
+
+    include_dirs: list[str]
+    lib_dir: str | None
+
+
+def find_cuda() -> CudaInstall:
+    """CUDA headers for the nvidia backend.
+
+    ``$ROCPY_CUDA_RUNTIME`` (the nvidia-cuda-runtime-cu11 wheel's folder, with
+    include/ and lib/) first, then ``$CUDA_HOME``/``$CUDA_PATH`` and
+    /usr/local/cuda.  ``$ROCPY_CUDA_EXTRA_INCLUDE`` adds a folder (crt/ and
+    cuda_profiler_api.h from the nvcc and profiler wheels).  HIP 5.x's NVIDIA
+    headers need CUDA 11 (12 removed texture references they use).
+    """
+    roots = [os.environ.get(v) for v in ("ROCPY_CUDA_RUNTIME", "CUDA_HOME", "CUDA_PATH")]
+    roots.append("/usr/local/cuda")
+    for root in filter(None, roots):
+        inc = os.path.join(root, "include")
+        if os.path.exists(os.path.join(inc, "cuda_runtime_api.h")):
+            dirs = [inc]
+            if os.environ.get("ROCPY_CUDA_EXTRA_INCLUDE"):
+                dirs.append(os.environ["ROCPY_CUDA_EXTRA_INCLUDE"])
+            lib = next((d for d in (os.path.join(root, "lib"), os.path.join(root, "lib64"))
+                        if os.path.isdir(d)), None)
+            return CudaInstall(dirs, lib)
+    raise RocmNotFound("CUDA runtime headers not found: set ROCPY_CUDA_RUNTIME to the "
+                       "nvidia-cuda-runtime-cu11 wheel's folder, or CUDA_HOME")

@@ -22,6 +22,9 @@ class Preprocessed:
     """Preprocessed ROCm declarations and macros."""
 
     text: str                               # declarations, ROCm files only
+    # 1-based lines of ``text`` that come from a types-only directory (CUDA's
+    # headers on the nvidia platform: their types are needed, their functions not)
+    types_only_lines: set[int] = field(default_factory=set)
     macros: dict[str, str] = field(default_factory=dict)   # object-like
     macro_files: dict[str, str] = field(default_factory=dict)
     files: set[str] = field(default_factory=set)
@@ -66,27 +69,42 @@ def is_rocm_file(path: str, include_dirs: list[str]) -> bool:
     return False
 
 
-def preprocess(headers: list[str], include_dirs: list[str],
-               defines: list[str]) -> Preprocessed:
-    """Preprocess ``headers`` and keep what the ROCm headers themselves declare."""
-    raw = run_cpp(headers, include_dirs, defines)
-    keep_cache: dict[str, bool] = {}
+def _under(path: str, dirs: list[str]) -> bool:
+    real = os.path.realpath(path)
+    return any(real.startswith(os.path.realpath(d) + os.sep) for d in dirs)
+
+
+def preprocess(headers: list[str], include_dirs: list[str], defines: list[str],
+               types_only_dirs: list[str] = ()) -> Preprocessed:
+    """Preprocess ``headers`` and keep what the ROCm headers themselves declare.
+
+    Files under ``types_only_dirs`` are kept too, marked so that only their
+    types are declared (the nvidia platform's HIP types are CUDA's).
+    """
+    raw = run_cpp(headers, include_dirs + list(types_only_dirs), defines)
+    keep_cache: dict[str, tuple[bool, bool]] = {}
     out: list[str] = []
     result = Preprocessed(text="")
-    current, keep = "", False
+    current, keep, types_only = "", False, False
     for line in raw.splitlines():
         marker = _LINE_MARKER.match(line)
         if marker:
             current = marker.group(2)
             if current not in keep_cache:
-                keep_cache[current] = is_rocm_file(current, include_dirs)
-            keep = keep_cache[current]
+                rocm = is_rocm_file(current, include_dirs)
+                extra = not rocm and _under(current, list(types_only_dirs))
+                keep_cache[current] = (rocm or extra, extra)
+            keep, types_only = keep_cache[current]
             if keep:
                 result.files.add(current)
             out.append("")
             continue
         if not keep:
             continue
+        if types_only:
+            result.types_only_lines.add(len(out) + 1)
+            if line.startswith("#"):
+                continue
         if line.startswith("#define "):
             _record_macro(result, line, current)
             continue
