@@ -7,6 +7,12 @@
  *          [--seed X]                          truncations, byte flips in [A, B)
  *                                              and random mutations; counts of
  *                                              statuses as JSON
+ *   robust-note FILE [--seconds S] [--iterations N] [--seed X]
+ *                                              the same on a bare metadata note
+ *                                              (msgpack), each in a heap block of
+ *                                              its exact size, so ASan sees any
+ *                                              read past the note's end (inside
+ *                                              an ELF such a read stays unseen)
  *
  * Whatever the input, a parse must return a status, and an OK result must
  * hold together (descriptors and variables inside the ELF copy, strings
@@ -19,6 +25,7 @@
 #include <time.h>
 
 #include "stub_codeobject.h"
+#include "stub_co_internal.h"   /* robust-note calls the metadata reader alone */
 
 static void die(const char *msg, const char *arg) {
     fprintf(stderr, "test_codeobject: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
@@ -281,6 +288,79 @@ static int robust(int argc, char **argv) {
     return 0;
 }
 
+/* ---- robust-note -------------------------------------------------------------- */
+
+static void parse_note(const uint8_t *d, size_t size, counts_t *c) {
+    uint8_t *exact = malloc(size ? size : 1);
+    if (!exact) die("out of memory", NULL);
+    memcpy(exact, d, size);
+    stub_co_kernel_t *k = (stub_co_kernel_t *)(uintptr_t)1;
+    uint32_t n = 12345;
+    stub_co_status_t st = stub_co_metadata_kernels(exact, size, &k, &n);
+    if ((unsigned)st > STUB_CO_NO_MEMORY) abort();
+    if (st != STUB_CO_OK && (k != NULL || n != 0)) abort();
+    uint64_t sum = 0;
+    for (uint32_t i = 0; st == STUB_CO_OK && i < n; i++) {
+        if (!k[i].full_name || !k[i].full_symbol || k[i].num_args > STUB_CO_MAX_ARGS) abort();
+        sum += strlen(k[i].full_name) + strlen(k[i].full_symbol);
+        for (uint32_t a = 0; a < k[i].num_args; a++)
+            sum += strlen(k[i].args[a].value_kind) + k[i].args[a].offset;
+    }
+    sink += sum;
+    if (st == STUB_CO_OK) stub_co_kernels_free(k, n);
+    free(exact);
+    c->n[st]++;
+}
+
+static int robust_note(int argc, char **argv) {
+    size_t size;
+    double seconds = 2.0;
+    unsigned long iterations = 20000;
+    rng_state = 0x9e3779b97f4a7c15ull;
+    uint8_t *orig = read_file(argv[0], &size);
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--iterations") && i + 1 < argc)
+            iterations = strtoul(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+            rng_state = strtoull(argv[++i], NULL, 0) | 1;
+        else die("bad robust-note option", argv[i]);
+    }
+    if (size == 0) die("empty file", argv[0]);
+    counts_t whole = {{0}}, cut = {{0}}, flip = {{0}}, random = {{0}};
+    parse_note(orig, size, &whole);
+    for (size_t n = 0; n < size; n++) parse_note(orig, n, &cut);
+    uint8_t *d = malloc(size);
+    if (!d) die("out of memory", NULL);
+    static const uint8_t masks[] = {0x01, 0x80, 0xff, 0x10};
+    for (size_t p = 0; p < size; p++) {
+        for (size_t m = 0; m < sizeof masks; m++) {
+            memcpy(d, orig, size);
+            d[p] ^= masks[m];
+            parse_note(d, size, &flip);
+        }
+    }
+    double start = now();
+    unsigned long it = 0;
+    for (; it < iterations && now() - start < seconds; it++) {
+        memcpy(d, orig, size);
+        mutate(d, size, 0, size);
+        parse_note(d, rnd() % 8 == 0 ? (size_t)(rnd() % size) : size, &random);
+    }
+    printf("{");
+    print_counts("whole", &whole);
+    printf(", ");
+    print_counts("truncate", &cut);
+    printf(", ");
+    print_counts("flip", &flip);
+    printf(", ");
+    print_counts("random", &random);
+    printf(", \"iterations\": %lu, \"seconds\": %.3f}\n", it, now() - start);
+    free(d);
+    free(orig);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) die("usage: dump|match|robust ...", NULL);
     if (!strcmp(argv[1], "match")) {
@@ -292,6 +372,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (!strcmp(argv[1], "robust") && argc >= 3) return robust(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "robust-note") && argc >= 3) return robust_note(argc - 2, argv + 2);
     if (strcmp(argv[1], "dump") || argc < 3) die("unknown mode", argv[1]);
 
     const char *device = NULL, *write_elf = NULL;
