@@ -213,12 +213,6 @@ hipError_t hipDeviceGetLimit(size_t *pValue, enum hipLimit_t limit) {
     HIP_RETURN(hipSuccess);
 }
 
-hipError_t hipDeviceSetLimit(enum hipLimit_t limit, size_t value) {
-    (void)limit;
-    (void)value;
-    HIP_RETURN(hipErrorNotSupported);
-}
-
 hipError_t hipDeviceGetCacheConfig(hipFuncCache_t *cacheConfig) {
     HIP_INIT_API();
     if (!cacheConfig) HIP_RETURN(hipErrorInvalidValue);

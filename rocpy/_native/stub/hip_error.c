@@ -4,9 +4,6 @@
 
 #include "hip_internal.h"
 
-void hip_stream_thread_exit(hip_tls_t *t);
-void hip_device_init(void);
-
 static pthread_key_t tls_key;
 static pthread_once_t tls_once = PTHREAD_ONCE_INIT;
 static _Thread_local hip_tls_t *tls_cache;

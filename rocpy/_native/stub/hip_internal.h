@@ -118,6 +118,7 @@ typedef struct hip_dev {
     hip_stream_t *null_stream;
 } hip_dev_t;
 
+void hip_device_init(void);
 int hip_device_count(void);
 hip_dev_t *hip_dev(int id);           /* NULL if out of range */
 hip_dev_t *hip_current_dev(void);     /* the calling thread's device */
@@ -165,6 +166,8 @@ hip_op_t *hip_stream_last(hip_stream_t *s);
 /* Destroy every user stream of a device (hipDeviceReset). */
 void hip_stream_destroy_device(int device);
 hip_stream_t *hip_stream_new_null(int device);
+/* A thread exits: destroy its per-thread default streams. */
+void hip_stream_thread_exit(hip_tls_t *t);
 
 /* ---- events (hip_event.c) --------------------------------------------- */
 
