@@ -31,9 +31,9 @@ static bool ctx_valid(hipCtx_t ctx) {
 }
 
 hipError_t hipCtxCreate(hipCtx_t *ctx, unsigned int flags, hipDevice_t device) {
+    (void)flags;
     HIP_INIT_API();
     if (device < 0 || device >= hip_device_count() || !ctx) HIP_RETURN(hipErrorInvalidValue);
-    hip_dev(device)->flags = flags & hipDeviceScheduleMask;
     *ctx = ctx_of(device);
     atomic_fetch_add(&(*ctx)->refs, 1);
     if (!hip_ptrvec_push(&hip_tls()->ctx_stack, *ctx)) HIP_RETURN(hipErrorOutOfMemory);

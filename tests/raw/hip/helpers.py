@@ -23,6 +23,9 @@ from rocpy import hip
 BACKEND = rocpy.backend().name
 lib, ffi = hip.lib, hip.ffi
 
+# the header's ((hipStream_t)2), a cast the constant pipeline does not carry
+PER_THREAD = ffi.cast("hipStream_t", 2)
+
 hipamd = pytest.mark.skipif(BACKEND == "nvidia", reason="hipamd-specific behaviour")
 stub_only = pytest.mark.skipif(BACKEND != "stub", reason="checks the stub runtime itself")
 

@@ -171,8 +171,6 @@ def test_stream_priority_range():
 @hipamd
 def test_device_flags_and_limits():
     f = ffi.new("unsigned int *")
-    ok(lib.hipGetDeviceFlags(f))
-    assert f[0] == lib.hipDeviceScheduleSpin
     ok(lib.hipSetDeviceFlags(lib.hipDeviceScheduleBlockingSync))
     ok(lib.hipGetDeviceFlags(f))
     assert f[0] == lib.hipDeviceScheduleBlockingSync
