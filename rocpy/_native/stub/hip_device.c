@@ -17,7 +17,7 @@ void hip_device_init(void) {
         d->id = i;
         d->info = stub_device(i);
         pthread_mutex_init(&d->lock, NULL);
-        d->flags = hipDeviceScheduleSpin;
+        atomic_init(&d->flags, hipDeviceScheduleSpin);
         atomic_init(&d->active, false);
         d->null_stream = hip_stream_new_null(i);
         if (!d->null_stream) stub_abort("hipInit", "out of memory");
@@ -242,7 +242,7 @@ hipError_t hipDeviceSetSharedMemConfig(hipSharedMemConfig config) {
 hipError_t hipGetDeviceFlags(unsigned int *flags) {
     HIP_INIT_API();
     if (!flags) HIP_RETURN(hipErrorInvalidValue);
-    *flags = hip_current_dev()->flags;
+    *flags = atomic_load(&hip_current_dev()->flags);
     HIP_RETURN(hipSuccess);
 }
 
@@ -250,7 +250,7 @@ hipError_t hipSetDeviceFlags(unsigned flags) {
     HIP_INIT_API();
     const unsigned supported = hipDeviceScheduleMask | hipDeviceMapHost | hipDeviceLmemResizeToMax;
     if (flags & ~supported) HIP_RETURN(hipErrorInvalidValue);
-    hip_current_dev()->flags = flags & hipDeviceScheduleMask;
+    atomic_store(&hip_current_dev()->flags, flags & hipDeviceScheduleMask);
     HIP_RETURN(hipSuccess);
 }
 
@@ -274,7 +274,7 @@ hipError_t hipDeviceReset(void) {
     hip_stream_destroy_device(dev->id);
     hip_device_sync(dev->id);
     stub_mem_release_where(device_memory_of, &dev->id);
-    dev->flags = hipDeviceScheduleSpin;
+    atomic_store(&dev->flags, hipDeviceScheduleSpin);
     HIP_RETURN(hipSuccess);
 }
 

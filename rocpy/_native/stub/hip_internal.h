@@ -112,7 +112,7 @@ typedef struct hip_dev {
     int id;
     stub_device_t *info;
     pthread_mutex_t lock;
-    unsigned flags;                   /* hipSetDeviceFlags schedule bits */
+    atomic_uint flags;                /* hipSetDeviceFlags schedule bits */
     uint64_t peers;                   /* peers enabled from this device */
     atomic_bool active;               /* a queue was used (primary ctx "active") */
     hip_stream_t *null_stream;

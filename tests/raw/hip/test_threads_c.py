@@ -1,0 +1,49 @@
+"""The stub's HIP half under ThreadSanitizer: c/hip_threads.c, built from the
+stub's C sources alone, runs eight threads over streams, events, the null and
+per-thread streams, allocations and captures, and checks its data."""
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from .helpers import stub_only
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+STUB = os.path.join(ROOT, "rocpy", "_native", "stub")
+DEFAULTS = os.path.join(ROOT, "build", "rocpy-generated", "stub_defaults.c")
+
+
+def build(out: str, sanitizer: str) -> bool:
+    from rocpy._build.api import PLATFORMS
+    from rocpy._build.locate import find_rocm
+    plat = PLATFORMS["amd"]
+    inc = find_rocm(tuple(plat.headers)).include_dir
+    cmd = ["gcc", "-std=c11", "-D_GNU_SOURCE", "-O1", "-g", "-pthread", f"-fsanitize={sanitizer}",
+           *[f"-D{d}" for d in plat.defines], f"-I{inc}", f"-I{STUB}",
+           os.path.join(HERE, "c", "hip_threads.c"), *sorted(glob.glob(os.path.join(STUB, "*.c"))),
+           DEFAULTS, "-o", out]
+    return subprocess.run(cmd, capture_output=True).returncode == 0
+
+
+# stub: no data race, no wrong data, with every thread at once
+@stub_only
+@pytest.mark.skipif(shutil.which("gcc") is None or not os.path.exists(DEFAULTS),
+                    reason="gcc and a built stub are needed")
+def test_threads_under_thread_sanitizer(tmp_path):
+    exe = str(tmp_path / "hip_threads")
+    for sanitizer in ("thread", "address,undefined"):
+        if build(exe, sanitizer):
+            break
+    else:
+        pytest.skip("gcc cannot build with a sanitizer here")
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    env.update(ROCPY_STUB_DEVICES="1", TSAN_OPTIONS="halt_on_error=1",
+               ASAN_OPTIONS="detect_leaks=0")
+    r = subprocess.run([exe], capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0 and "Sanitizer" not in r.stderr, r.stderr[-6000:]
+    assert r.stdout.startswith("ok ")
