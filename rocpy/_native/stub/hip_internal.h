@@ -67,6 +67,9 @@ typedef struct hip_registry {
 bool hip_registry_add(hip_registry_t *r, void *handle);
 bool hip_registry_remove(hip_registry_t *r, void *handle);
 bool hip_registry_contains(hip_registry_t *r, const void *handle);
+/* Whether h is live and check(h, ctx) holds, atomically. */
+bool hip_registry_contains_if(hip_registry_t *r, void *h, bool (*check)(void *h, void *ctx),
+                              void *ctx);
 /* Remove h if it is live and check(h, ctx) holds, atomically. */
 bool hip_registry_remove_if(hip_registry_t *r, void *h, bool (*check)(void *h, void *ctx),
                             void *ctx);

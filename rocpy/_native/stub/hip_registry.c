@@ -81,6 +81,14 @@ bool hip_registry_contains(hip_registry_t *r, const void *h) {
     return found;
 }
 
+bool hip_registry_contains_if(hip_registry_t *r, void *h, bool (*check)(void *h, void *ctx),
+                              void *ctx) {
+    pthread_mutex_lock(&r->lock);
+    bool found = find(r, h) != SIZE_MAX && check(h, ctx);
+    pthread_mutex_unlock(&r->lock);
+    return found;
+}
+
 bool hip_registry_remove_if(hip_registry_t *r, void *h, bool (*check)(void *h, void *ctx),
                             void *ctx) {
     pthread_mutex_lock(&r->lock);

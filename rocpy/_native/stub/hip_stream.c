@@ -76,7 +76,7 @@ static hip_stream_t *per_thread_stream(void) {
     int dev = hip_current_dev()->id;
     hip_stream_t *s = t->per_thread[dev];
     /* hipDeviceReset destroys per-thread streams too: recreate as hipamd does */
-    if (s && hip_registry_contains(&streams, s) && s->id == t->per_thread_id[dev]) return s;
+    if (s && hip_registry_contains_if(&streams, s, same_id, &t->per_thread_id[dev])) return s;
     hipStream_t made = NULL;
     if (stream_create(&made, hipStreamDefault, 0, NULL, 0) != hipSuccess) return NULL;
     t->per_thread[dev] = made;
