@@ -257,11 +257,19 @@ def test_synchronous_calls_during_capture():
     ok(lib.hipStreamBeginCapture(s, RELAXED))
     check(lib.hipMemset(d, 0, 64), "hipErrorStreamCaptureImplicit")
     end(s, "hipErrorStreamCaptureInvalidated")
+    ok(lib.hipStreamDestroy(s))
+    ok(lib.hipFree(d))
+
+
+# hipamd-specific (ROCm/clr's CHECK_SUPPORTED_DURING_CAPTURE): no device
+# synchronisation during any capture
+@hipamd
+def test_device_synchronize_during_capture():
+    s = stream()
     ok(lib.hipStreamBeginCapture(s, RELAXED))
     check(lib.hipDeviceSynchronize(), "hipErrorStreamCaptureUnsupported")
     end(s, "hipErrorStreamCaptureInvalidated")
     ok(lib.hipStreamDestroy(s))
-    ok(lib.hipFree(d))
 
 
 # platform-independent: the legacy null stream would wait for a capturing
@@ -283,7 +291,9 @@ def test_legacy_stream_and_capture():
     ok(lib.hipStreamDestroy(nonblocking))
 
 
-# platform-independent: an event recorded in a capture cannot be waited on
+# hipamd-specific (ROCm/clr): an event recorded in a capture cannot be
+# queried, and trying invalidates the capture
+@hipamd
 def test_captured_event_cannot_be_queried():
     s = stream()
     e = event()

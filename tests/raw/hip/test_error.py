@@ -51,12 +51,12 @@ def test_last_error_is_per_thread():
 
     def other():
         seen.append(lib.hipPeekAtLastError())
-        lib.hipStreamDestroy(ffi.NULL)     # an error of the other thread only
+        lib.hipMalloc(ffi.NULL, 16)        # an error of the other thread only
         seen.append(lib.hipGetLastError())
 
     t = threading.Thread(target=other)
     t.start()
     t.join()
     check(seen[0])
-    check(seen[1], "hipErrorInvalidHandle")
+    check(seen[1], "hipErrorInvalidValue")
     check(lib.hipGetLastError(), "hipErrorInvalidDevice")

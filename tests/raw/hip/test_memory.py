@@ -28,7 +28,8 @@ def test_malloc_free_and_accounting():
     ok(lib.hipMalloc(q, 0))
     assert q[0] == ffi.NULL
     check(lib.hipMalloc(ffi.NULL, 16), "hipErrorInvalidValue")
-    check(lib.hipMemGetInfo(ffi.NULL, ffi.NULL), "hipErrorInvalidValue")
+    if BACKEND != "nvidia":                 # hipamd-specific
+        check(lib.hipMemGetInfo(ffi.NULL, ffi.NULL), "hipErrorInvalidValue")
 
 
 # platform-independent
