@@ -23,7 +23,7 @@ typedef struct hip_capture {
     hip_tls_t *owner;                 /* thread that began it (NULL once it exited) */
 } hip_capture_t;
 
-pthread_mutex_t hip_capture_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t hip_capture_lock = PTHREAD_MUTEX_INITIALIZER;
 static hip_ptrvec_t global_captures, all_captures;
 static unsigned long long next_id;
 
@@ -57,16 +57,6 @@ void hip_capture_thread_exit(hip_tls_t *t) {
     pthread_mutex_lock(&hip_capture_lock);
     for (size_t i = 0; i < t->captures.n; i++) ((hip_capture_t *)t->captures.v[i])->owner = NULL;
     pthread_mutex_unlock(&hip_capture_lock);
-}
-
-hip_capture_state_t hip_capture_state(hip_stream_t *s) {
-    pthread_mutex_lock(&hip_capture_lock);
-    hip_capture_t *c = s->capture;
-    hip_capture_state_t st = !c ? HIP_CAPTURE_NONE
-                             : c->status == hipStreamCaptureStatusActive ? HIP_CAPTURE_ACTIVE
-                                                                         : HIP_CAPTURE_INVALIDATED;
-    pthread_mutex_unlock(&hip_capture_lock);
-    return st;
 }
 
 void hip_capture_invalidate(hip_stream_t *s) {

@@ -216,21 +216,12 @@ hipError_t hip_memset_validate(void *dst, size_t elem, size_t width, size_t heig
 
 /* ---- capture (hip_capture.c) ------------------------------------------ */
 
-extern pthread_mutex_t hip_capture_lock;
-
-typedef enum hip_capture_state {
-    HIP_CAPTURE_NONE = 0,
-    HIP_CAPTURE_ACTIVE = 1,
-    HIP_CAPTURE_INVALIDATED = 2,
-} hip_capture_state_t;
-
 /* Resolve the stream of an asynchronous API and apply the capture rules:
  * *capturing is set when the op must be recorded instead of run;
  * hipErrorStreamCaptureInvalidated for an invalidated capture,
  * hipErrorStreamCaptureImplicit for the legacy null stream while a blocking
  * stream is capturing. */
 hipError_t hip_stream_begin_op(hipStream_t handle, hip_stream_t **out, bool *capturing);
-hip_capture_state_t hip_capture_state(hip_stream_t *s);
 /* Record a node built by make(graph, deps, ndeps, arg) on capturing s. */
 typedef hipError_t (*hip_node_maker)(hipGraph_t graph, const hipGraphNode_t *deps,
                                      size_t ndeps, void *arg, hipGraphNode_t *node);
@@ -265,9 +256,6 @@ struct ihipModuleSymbol_t {
     const struct stub_co_kernel *kernel;
 };
 
-/* hipErrorInvalidHandle unless f is a function of a loaded module; out may
- * be NULL. */
-
 /* A launch ready to run: the packed kernarg segment and the NDRange. */
 typedef struct hip_launch {
     char name[256];
@@ -279,6 +267,8 @@ typedef struct hip_launch {
     unsigned char *kernarg;
 } hip_launch_t;
 
+/* hipErrorInvalidHandle unless f is a function of a loaded module; out may
+ * be NULL. */
 hipError_t hip_function_resolve(hipFunction_t f, struct ihipModuleSymbol_t **out);
 /* Validate and pack (hipamd's ihipLaunchKernel_validate + argument capture). */
 hipError_t hip_launch_prepare(hipFunction_t f, const uint32_t global[3],
@@ -314,9 +304,6 @@ typedef struct hip_memcpy1d_params {
 } hip_memcpy1d_params_t;
 
 /* ---- misc ------------------------------------------------------------- */
-
-/* What hip_codeobject_fallback.c's reader answers: this build has none. */
-#define HIP_STUB_CO_NO_READER 99
 
 #define HIP_MAGIC_STREAM 0x53545245u
 #define HIP_MAGIC_EVENT 0x45564e54u
