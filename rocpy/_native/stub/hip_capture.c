@@ -158,7 +158,7 @@ bool hip_capture_ongoing(hip_stream_t *s) {
     hip_tls_t *t = hip_tls();
     bool ongoing = false;
     pthread_mutex_lock(&hip_capture_lock);
-    if (s->capture) {
+    if (s && s->capture) {
         s->capture->status = hipStreamCaptureStatusInvalidated;
         ongoing = true;
     } else if (t->capture_mode != hipStreamCaptureModeRelaxed) {

@@ -63,10 +63,11 @@ hipError_t hipEventDestroy(hipEvent_t event) {
     HIP_RETURN(hipSuccess);
 }
 
-static hip_op_t *last_record(struct ihipEvent_t *e, uint64_t *stream_id) {
+static hip_op_t *last_record(struct ihipEvent_t *e, uint64_t *stream_id, bool *on_null) {
     pthread_mutex_lock(&e->lock);
     hip_op_t *rec = hip_op_ref(e->rec);
     if (stream_id) *stream_id = e->rec_stream;
+    if (on_null) *on_null = e->rec_on_null;
     pthread_mutex_unlock(&e->lock);
     return rec;
 }
@@ -79,6 +80,7 @@ hipError_t hip_event_record_on(struct ihipEvent_t *e, hip_stream_t *s) {
     hip_op_unref(e->rec);
     e->rec = hip_op_ref(op);
     e->rec_stream = s->id;
+    e->rec_on_null = s->is_null;
     pthread_mutex_unlock(&e->lock);
     hip_stream_submit(s, op);
     return hipSuccess;
@@ -88,7 +90,7 @@ hipError_t hip_event_record_on(struct ihipEvent_t *e, hip_stream_t *s) {
  * already complete, or recorded on the same stream. */
 void hip_event_wait_on(struct ihipEvent_t *e, hip_stream_t *s) {
     uint64_t on;
-    hip_op_t *rec = last_record(e, &on);
+    hip_op_t *rec = last_record(e, &on, NULL);
     if (rec && !hip_op_done(rec) && on != s->id) {
         hip_op_t *op = hip_op_new(NULL, 0);
         if (!op || !hip_op_add_dep(op, rec)) stub_abort("hipStreamWaitEvent", "out of memory");
@@ -114,7 +116,7 @@ hipError_t hipEventQuery(hipEvent_t event) {
     struct ihipEvent_t *e;
     HIP_RETURN_ONFAIL(hip_event_resolve(event, &e));
     HIP_RETURN_ONFAIL(hip_capture_event_check(e));
-    hip_op_t *rec = last_record(e, NULL);
+    hip_op_t *rec = last_record(e, NULL, NULL);
     hipError_t status = !rec || hip_op_done(rec) ? hipSuccess : hipErrorNotReady;
     hip_op_unref(rec);
     HIP_RETURN(status);
@@ -125,14 +127,21 @@ hipError_t hipEventSynchronize(hipEvent_t event) {
     struct ihipEvent_t *e;
     HIP_RETURN_ONFAIL(hip_event_resolve(event, &e));
     HIP_RETURN_ONFAIL(hip_capture_event_check(e));
-    hip_op_t *rec = last_record(e, NULL);
+    bool on_null;
+    hip_op_t *rec = last_record(e, NULL, &on_null);
+    /* ROCm/clr: waiting on an event of a user stream is unsafe while the
+     * capture rules of this thread forbid synchronisation */
+    if (rec && !on_null && hip_capture_ongoing(NULL)) {
+        hip_op_unref(rec);
+        HIP_RETURN(hipErrorStreamCaptureUnsupported);
+    }
     if (rec) hip_op_wait(rec);
     hip_op_unref(rec);
     HIP_RETURN(hipSuccess);
 }
 
 static hipError_t elapsed(float *ms, struct ihipEvent_t *a, struct ihipEvent_t *b) {
-    hip_op_t *ra = last_record(a, NULL), *rb = last_record(b, NULL);
+    hip_op_t *ra = last_record(a, NULL, NULL), *rb = last_record(b, NULL, NULL);
     hipError_t status = hipSuccess;
     if (!ra || !rb || ((a->flags | b->flags) & hipEventDisableTiming))
         status = hipErrorInvalidHandle;

@@ -181,6 +181,7 @@ struct ihipEvent_t {
     pthread_mutex_t lock;
     hip_op_t *rec;                    /* last record; NULL if never recorded */
     uint64_t rec_stream;              /* id of the stream it was recorded on */
+    bool rec_on_null;                 /* ... which was a legacy null stream */
     /* capture state: guarded by hip_capture_lock */
     struct hip_capture *capture;
     hip_ptrvec_t capture_nodes;       /* nodes before the record in the capture */
@@ -230,7 +231,8 @@ hipError_t hip_capture_node(hip_stream_t *s, hip_node_maker make, void *arg);
 hipError_t hip_capture_check_supported(void);
 /* hipamd's CHECK_STREAM_CAPTURING (synchronous copies and fills). */
 hipError_t hip_capture_check_sync(void);
-/* hipamd's StreamCaptureOngoing (stream synchronize and query). */
+/* hipamd's StreamCaptureOngoing (stream synchronize and query; s NULL: a
+ * wait on no capturing stream, as hipEventSynchronize's). */
 bool hip_capture_ongoing(hip_stream_t *s);
 /* Any capture at all (hipDeviceSynchronize is refused during one). */
 hipError_t hip_capture_check_device_sync(void);

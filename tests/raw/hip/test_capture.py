@@ -291,6 +291,27 @@ def test_legacy_stream_and_capture():
     ok(lib.hipStreamDestroy(nonblocking))
 
 
+# hipamd-specific (ROCm/clr): in global mode, waiting on an event of a user
+# stream from any thread is unsafe too
+@hipamd
+def test_event_synchronize_during_global_capture():
+    s, other = stream(), stream()
+    e = event()
+    ok(lib.hipEventRecord(e, other))
+    ok(lib.hipStreamSynchronize(other))
+    ok(lib.hipStreamBeginCapture(s, GLOBAL))
+    result = []
+    t = threading.Thread(target=lambda: result.append(lib.hipEventSynchronize(e)))
+    t.start()
+    t.join()
+    check(result[0], "hipErrorStreamCaptureUnsupported")
+    end(s, "hipErrorStreamCaptureInvalidated")
+    ok(lib.hipEventSynchronize(e))
+    ok(lib.hipEventDestroy(e))
+    ok(lib.hipStreamDestroy(s))
+    ok(lib.hipStreamDestroy(other))
+
+
 # hipamd-specific (ROCm/clr): an event recorded in a capture cannot be
 # queried, and trying invalidates the capture
 @hipamd
