@@ -395,7 +395,8 @@ int main(int argc, char **argv) {
     dump(co);
     if (write_elf) {
         FILE *f = fopen(write_elf, "wb");
-        if (!f || fwrite(co->elf, 1, co->elf_size, f) != co->elf_size) die("cannot write", write_elf);
+        if (!f || fwrite(co->elf, 1, co->elf_size, f) != co->elf_size)
+            die("cannot write", write_elf);
         fclose(f);
     }
     stub_codeobject_free(co);
