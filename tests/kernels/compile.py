@@ -48,27 +48,6 @@ def compile_hip(name: str, out_dir: str, archs: tuple[str, ...] = ("gfx90a",),
     return out
 
 
-def find_nvcc() -> str | None:
-    """nvcc from $CUDA_HOME, /usr/local/cuda or PATH."""
-    for root in (os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
-        if root and os.path.exists(os.path.join(root, "bin", "nvcc")):
-            return os.path.join(root, "bin", "nvcc")
-    return shutil.which("nvcc")
-
-
-def compile_cuda(name: str, out_dir: str, arch: str = "sm_90") -> str:
-    """Build tests/kernels/NAME.hip as CUDA into a cubin for the nvidia backend."""
-    nvcc = find_nvcc()
-    if nvcc is None:
-        raise FileNotFoundError("nvcc not found (set CUDA_HOME)")
-    out = os.path.join(out_dir, f"{name}-{arch}.cubin")
-    if not os.path.exists(out):
-        cmd = [nvcc, "-cubin", f"-arch={arch}", "-x", "cu",
-               os.path.join(HERE, f"{name}.hip"), "-o", out]
-        subprocess.run(cmd, check=True, capture_output=True)
-    return out
-
-
 def find_llvm_tool(tool: str) -> str | None:
     """An LLVM tool (clang, ld.lld, llvm-readelf...), the newest found: ROCm's
     ($ROCM_PATH or /opt/rocm, llvm/bin), then TOOL-22 ... TOOL-14, then TOOL
@@ -105,6 +84,27 @@ def compile_cl(name: str, out_dir: str, target: str = "gfx90a") -> str:
                         os.path.join(HERE, f"{name}.cl"), "-o", obj],
                        check=True, capture_output=True)
         subprocess.run([lld, "-shared", obj, "-o", out], check=True, capture_output=True)
+    return out
+
+
+def find_nvcc() -> str | None:
+    """nvcc from $CUDA_HOME, /usr/local/cuda or PATH."""
+    for root in (os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
+        if root and os.path.exists(os.path.join(root, "bin", "nvcc")):
+            return os.path.join(root, "bin", "nvcc")
+    return shutil.which("nvcc")
+
+
+def compile_cuda(name: str, out_dir: str, arch: str = "sm_90") -> str:
+    """Build tests/kernels/NAME.hip as CUDA into a cubin for the nvidia backend."""
+    nvcc = find_nvcc()
+    if nvcc is None:
+        raise FileNotFoundError("nvcc not found (set CUDA_HOME)")
+    out = os.path.join(out_dir, f"{name}-{arch}.cubin")
+    if not os.path.exists(out):
+        cmd = [nvcc, "-cubin", f"-arch={arch}", "-x", "cu",
+               os.path.join(HERE, f"{name}.hip"), "-o", out]
+        subprocess.run(cmd, check=True, capture_output=True)
     return out
 
 
