@@ -20,8 +20,9 @@ export CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
   ls rocpy/*.so
 } 2>&1 | tee "$out/build.log"
 python3 -c "import rocpy; print(rocpy.backend())" 2>&1 | tee "$out/backend.txt"
-python3 -m pytest -q -p no:cacheprovider --junitxml="$out/conformance.xml" \
-  tests/raw/hip tests/conformance "$@" 2>&1 | tail -60 | tee "$out/conformance.log"
+suites=$(for d in tests/raw/hip tests/conformance tests/hip; do [ -d "$d" ] && echo "$d"; done)
+python3 -m pytest -q -p no:cacheprovider -rs --junitxml="$out/conformance.xml" \
+  $suites "$@" 2>&1 | tail -80 | tee "$out/conformance.log"
 for b in benchmarks/device/bench_*.py; do
   [ -e "$b" ] && python3 "$b" --json "$out/$(basename "$b" .py).json" 2>&1 | tee -a "$out/bench.log"
 done

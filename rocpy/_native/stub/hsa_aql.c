@@ -1,0 +1,235 @@
+/* The AQL packet processor: one thread per queue, asleep until the doorbell
+ * is written, then taking packets in order from the read index while their
+ * header is published.  Packets run one at a time, so every packet already
+ * waits for the one before it; the barrier bit needs nothing more.
+ *
+ * Errors are those the command processor reports (ROCr AqlQueue::
+ * ExceptionHandler / DynamicQueueEventsHandler): the queue stops at the
+ * faulty packet and its error callback runs on the async-handler thread.
+ *   dimensions not 1..3                  HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS
+ *   a work-group size of 0, or > 1024    HSA_STATUS_ERROR_INVALID_ARGUMENT
+ *   group segment larger than the LDS    HSA_STATUS_ERROR_INVALID_ALLOCATION
+ *   unknown kernel object / no emulation HSA_STATUS_ERROR_INVALID_CODE_OBJECT
+ *   unsupported packet type              HSA_STATUS_ERROR_INVALID_PACKET_FORMAT
+ *   the emulation fails (a wave trap)    HSA_STATUS_ERROR_EXCEPTION
+ * Memory the GPU may not access (a kernel object loaded for another agent,
+ * kernarg or buffer arguments not mapped to it) is a GPU memory fault: the
+ * queue stops without a callback and the system event handlers run, then
+ * the process aborts unless one of them handled it. */
+#include "hsa_queue.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define POLL_NS 1000000ull   /* a reserved slot not yet published: look again */
+
+typedef enum outcome { DONE, FAILED, FAULTED, INTERRUPTED } outcome_t;
+
+void stub_aql_ring(void *queue) {
+    stub_queue_t *q = queue;
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&q->sleeping, memory_order_relaxed)) {
+        pthread_mutex_lock(&q->lock);
+        pthread_cond_signal(&q->wake);
+        pthread_mutex_unlock(&q->lock);
+    }
+}
+
+static _Atomic uint16_t *header_of(stub_queue_t *q, uint64_t index) {
+    hsa_kernel_dispatch_packet_t *ring = q->q.base_address;
+    return (_Atomic uint16_t *)&ring[index & (q->q.size - 1)].header;
+}
+
+/* Is the packet at the read index published?  *poll: a producer has
+ * reserved it (write index past it) but not published it yet. */
+static bool ready(stub_queue_t *q, bool *poll) {
+    uint64_t rd = atomic_load_explicit(&q->read_index, memory_order_relaxed);
+    uint16_t header = atomic_load_explicit(header_of(q, rd), memory_order_acquire);
+    if ((header & 0xff) != HSA_PACKET_TYPE_INVALID) return true;
+    *poll = rd < atomic_load_explicit(&q->write_index, memory_order_acquire);
+    return false;
+}
+
+/* ---- errors -------------------------------------------------------------------- */
+
+typedef struct queue_error {
+    stub_queue_callback_t callback;
+    void *data;
+    hsa_queue_t *queue;
+    hsa_status_t status;
+} queue_error_t;
+
+static void deliver_error(void *p) {
+    queue_error_t e = *(queue_error_t *)p;
+    free(p);
+    if (e.callback) {
+        e.callback(e.status, e.queue, e.data);
+        return;
+    }
+    /* ROCr's Queue::DefaultErrorHandler */
+    const char *quiet = getenv("HSA_ENABLE_QUEUE_FAULT_MESSAGE");
+    if (quiet && strcmp(quiet, "0") == 0) return;
+    const char *text = "UNKNOWN ERROR";
+    hsa_status_string(e.status, &text);
+    stub_abort("queue error", "Queue at %p inactivated due to async error:\n\t%s", (void *)e.queue, text);
+}
+
+static void report(stub_queue_t *q, hsa_status_t status) {
+    atomic_store(&q->state, QUEUE_INACTIVE);
+    queue_error_t *e = malloc(sizeof *e);
+    if (!e) stub_abort("queue error", "out of memory reporting status 0x%x", (unsigned)status);
+    *e = (queue_error_t){q->callback, q->callback_data, &q->q, status};
+    if (stub_hsa_async_post(deliver_error, e) != HSA_STATUS_SUCCESS)
+        stub_abort("queue error", "cannot reach the async handler thread");
+}
+
+static outcome_t fault(stub_queue_t *q, uint64_t address) {
+    atomic_store(&q->state, QUEUE_INACTIVE);
+    stub_hsa_memory_fault(q->agent, address, HSA_AMD_MEMORY_FAULT_PAGE_NOT_PRESENT);
+    return FAULTED;
+}
+
+/* ---- packets ---------------------------------------------------------------------- */
+
+static outcome_t dispatch(stub_queue_t *q, const hsa_kernel_dispatch_packet_t *p, hsa_status_t *status) {
+    unsigned dims = (p->setup >> HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS) & 3;
+    if (dims < 1 || dims > 3) {
+        *status = HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS;
+        return FAILED;
+    }
+    uint32_t block[3] = {p->workgroup_size_x, p->workgroup_size_y, p->workgroup_size_z};
+    uint32_t grid[3] = {p->grid_size_x, p->grid_size_y, p->grid_size_z};
+    if (!block[0] || !block[1] || !block[2] || (uint64_t)block[0] * block[1] * block[2] > 1024) {
+        *status = HSA_STATUS_ERROR_INVALID_ARGUMENT;
+        return FAILED;
+    }
+    if (p->group_segment_size > q->agent->dev->lds_size) {
+        *status = HSA_STATUS_ERROR_INVALID_ALLOCATION;
+        return FAILED;
+    }
+    stub_kernel_info_t k;
+    if (!stub_hsa_kernel_lookup(p->kernel_object, &k)) {
+        *status = HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
+        return FAILED;
+    }
+    if (k.agent != q->agent) return fault(q, p->kernel_object);   /* code not mapped to this GPU */
+    const char *kernarg = p->kernarg_address;
+    if (k.kernarg_size && !stub_hsa_accessible(q->agent, kernarg, k.kernarg_size))
+        return fault(q, (uint64_t)(uintptr_t)kernarg);
+    uint64_t first_buffer = 0;
+    for (uint32_t i = 0; i < k.num_buffers; i++) {
+        uint64_t ptr;
+        if (k.buffer_offsets[i] + sizeof ptr > k.kernarg_size) continue;
+        memcpy(&ptr, kernarg + k.buffer_offsets[i], sizeof ptr);
+        if (!first_buffer) first_buffer = ptr;
+        if (ptr && !stub_hsa_accessible(q->agent, (const void *)(uintptr_t)ptr, 1)) return fault(q, ptr);
+    }
+    if (stub_fault_fire(ROCPY_STUB_FAULT_MEMORY_FAULT))
+        return fault(q, first_buffer ? first_buffer : (uint64_t)(uintptr_t)kernarg);
+    if (!grid[0] || !grid[1] || !grid[2]) return DONE;   /* no work-items: nothing runs */
+    rocpy_stub_dispatch_t d = {k.name, (void *)kernarg, k.kernarg_size, {grid[0], grid[1], grid[2]},
+                               {block[0], block[1], block[2]}, p->group_segment_size, q->agent->device};
+    int rc = stub_kernel_run(&d);
+    if (rc == 0) return DONE;
+    if (rc < 0)
+        fprintf(stderr, "rocpy stub: kernel '%s' has no emulation (rocpy.stub.register_kernel); "
+                        "the dispatch fails as an invalid code object\n", k.name);
+    *status = rc < 0 ? HSA_STATUS_ERROR_INVALID_CODE_OBJECT : HSA_STATUS_ERROR_EXCEPTION;
+    return FAILED;
+}
+
+/* Barrier-AND waits for every dependency to reach 0 in turn; barrier-OR for
+ * any one of them.  Null handles are ignored, a dependency destroyed while
+ * waited on counts as satisfied; queue destruction interrupts the wait. */
+static outcome_t barrier(stub_queue_t *q, const hsa_barrier_and_packet_t *p, bool all, hsa_status_t *status) {
+    stub_signal_t *sigs[6] = {q->interrupt};
+    hsa_signal_condition_t conds[6] = {HSA_SIGNAL_CONDITION_NE};
+    hsa_signal_value_t values[6] = {0};
+    uint32_t n = 1;
+    outcome_t out = DONE;
+    for (int i = 0; i < 5; i++) {
+        if (!p->dep_signal[i].handle) continue;
+        if (!(sigs[n] = stub_sig_retain(p->dep_signal[i]))) {
+            *status = HSA_STATUS_ERROR_INVALID_PACKET_FORMAT;
+            out = FAILED;
+            goto release;
+        }
+        conds[n] = HSA_SIGNAL_CONDITION_EQ;
+        values[n++] = 0;
+    }
+    if (all) {
+        for (uint32_t i = 1; i < n && out == DONE; i++) {
+            stub_signal_t *pair[2] = {sigs[0], sigs[i]};
+            if (stub_sig_wait_any(2, pair, conds, values, UINT64_MAX, NULL) == 0) out = INTERRUPTED;
+        }
+    } else if (n > 1 && stub_sig_wait_any(n, sigs, conds, values, UINT64_MAX, NULL) == 0) {
+        out = INTERRUPTED;
+    }
+release:
+    for (uint32_t i = 1; i < n; i++) stub_sig_release(sigs[i]);
+    return out;
+}
+
+static void process(stub_queue_t *q) {
+    uint64_t rd = atomic_load_explicit(&q->read_index, memory_order_relaxed);
+    hsa_kernel_dispatch_packet_t packet;
+    memcpy(&packet, (hsa_kernel_dispatch_packet_t *)q->q.base_address + (rd & (q->q.size - 1)), sizeof packet);
+    unsigned type = packet.header & 0xff;
+    stub_signal_t *completion = NULL;
+    hsa_status_t status = HSA_STATUS_SUCCESS;
+    outcome_t out = FAILED;
+    uint64_t start = stub_now_ns();
+    if (packet.completion_signal.handle && !(completion = stub_sig_retain(packet.completion_signal)))
+        status = HSA_STATUS_ERROR_INVALID_PACKET_FORMAT;
+    else if (stub_fault_fire(ROCPY_STUB_FAULT_QUEUE_ERROR))
+        status = HSA_STATUS_ERROR_EXCEPTION;
+    else if (type == HSA_PACKET_TYPE_KERNEL_DISPATCH)
+        out = dispatch(q, &packet, &status);
+    else if (type == HSA_PACKET_TYPE_BARRIER_AND || type == HSA_PACKET_TYPE_BARRIER_OR)
+        out = barrier(q, (const hsa_barrier_and_packet_t *)&packet, type == HSA_PACKET_TYPE_BARRIER_AND, &status);
+    else
+        status = HSA_STATUS_ERROR_INVALID_PACKET_FORMAT;   /* agent dispatch, vendor specific, unknown */
+    if (out == DONE) {
+        uint64_t end = stub_now_ns();
+        if (completion && atomic_load(&q->profiling)) stub_sig_set_dispatch_time(completion, start, end);
+        atomic_store_explicit(header_of(q, rd), HSA_PACKET_TYPE_INVALID, memory_order_release);
+        atomic_store_explicit(&q->read_index, rd + 1, memory_order_release);
+        if (completion) stub_sig_add(completion, -1);
+    } else if (out == FAILED) {
+        report(q, status);
+    }
+    if (completion) stub_sig_release(completion);
+}
+
+void *stub_aql_processor(void *arg) {
+    stub_queue_t *q = arg;
+    for (;;) {
+        pthread_mutex_lock(&q->lock);
+        for (;;) {
+            if (q->stop) break;
+            bool poll = false;
+            if (atomic_load(&q->state) == QUEUE_ACTIVE) {
+                atomic_store(&q->sleeping, true);
+                atomic_thread_fence(memory_order_seq_cst);
+                if (ready(q, &poll)) break;
+            }
+            if (poll) {
+                uint64_t at = stub_now_ns() + POLL_NS;
+                struct timespec ts = {(time_t)(at / 1000000000ull), (long)(at % 1000000000ull)};
+                pthread_cond_timedwait(&q->wake, &q->lock, &ts);
+            } else {
+                pthread_cond_wait(&q->wake, &q->lock);
+            }
+        }
+        atomic_store(&q->sleeping, false);
+        bool stop = q->stop, detached = q->detached;
+        pthread_mutex_unlock(&q->lock);
+        if (stop) {
+            if (detached) stub_queue_free(q);
+            return NULL;
+        }
+        process(q);
+    }
+}

@@ -1,0 +1,297 @@
+/* AQL queues: creation and destruction with ROCr's checks (hsa.cpp
+ * hsa_queue_create, GpuAgent::QueueCreate, AqlQueue), the read/write index
+ * operations in every memory order, inactivation, priority, CU masks.
+ * The packet processor is in hsa_aql.c. */
+#include "hsa_queue.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_PRIVATE_SEGMENT 262128u   /* ROCr: per-lane scratch limit */
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static stub_queue_t *queues;
+static _Atomic uint64_t next_id;
+
+/* caller holds registry_lock */
+static stub_queue_t **find(const hsa_queue_t *handle) {
+    stub_queue_t **p = &queues;
+    while (*p && &(*p)->q != handle) p = &(*p)->next;
+    return p;
+}
+
+static stub_queue_t *lookup(const hsa_queue_t *handle) {
+    pthread_mutex_lock(&registry_lock);
+    stub_queue_t *q = *find(handle);
+    pthread_mutex_unlock(&registry_lock);
+    return q;
+}
+
+static uint32_t count_for(const stub_hsa_agent_t *agent) {
+    uint32_t n = 0;
+    for (stub_queue_t *q = queues; q; q = q->next) n += q->agent == agent;
+    return n;
+}
+
+static void init_cu_mask(stub_queue_t *q) {
+    uint32_t cus = q->agent->dev->compute_units;
+    for (uint32_t i = 0; i < 256; i++)
+        if (i < cus) q->cu_mask[i / 32] |= 1u << (i % 32);
+}
+
+void stub_queue_free(stub_queue_t *q) {
+    stub_sig_destroy_internal(q->doorbell);
+    stub_sig_destroy_internal(q->interrupt);
+    stub_mem_release(q->q.base_address, STUB_MEM_HOST, NULL);
+    pthread_mutex_destroy(&q->lock);
+    pthread_cond_destroy(&q->wake);
+    free(q);
+}
+
+static hsa_status_t create(stub_hsa_agent_t *agent, uint32_t size, hsa_queue_type32_t type,
+                           stub_queue_callback_t callback, void *data, stub_queue_t **out) {
+    stub_queue_t *q = aligned_alloc(64, sizeof *q);
+    if (!q) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+    memset(q, 0, sizeof *q);
+    void *ring;
+    /* the ring is system memory both the host and the queue's GPU use */
+    if (stub_mem_alloc((size_t)size * 64, STUB_PAGE_SIZE, STUB_MEM_HOST, -1, 0, &ring) != 0) {
+        free(q);
+        return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+    }
+    stub_mem_set_access(ring, STUB_ACCESS_CPU | stub_hsa_access_bit(agent));
+    for (uint32_t i = 0; i < size; i++) ((hsa_kernel_dispatch_packet_t *)ring)[i].header = HSA_PACKET_TYPE_INVALID;
+    q->doorbell = stub_sig_create_internal(0);
+    q->interrupt = stub_sig_create_internal(0);
+    pthread_mutex_init(&q->lock, NULL);
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&q->wake, &attr);
+    pthread_condattr_destroy(&attr);
+    q->q.type = type;
+    q->q.features = HSA_QUEUE_FEATURE_KERNEL_DISPATCH;
+    q->q.base_address = ring;
+    q->q.size = size;
+    q->q.id = atomic_fetch_add(&next_id, 1);
+    q->agent = agent;
+    q->callback = callback;
+    q->callback_data = data;
+    q->priority = HSA_AMD_QUEUE_PRIORITY_NORMAL;
+    init_cu_mask(q);
+    if (!q->doorbell || !q->interrupt) {
+        if (q->doorbell) stub_sig_destroy_internal(q->doorbell);
+        if (q->interrupt) stub_sig_destroy_internal(q->interrupt);
+        q->doorbell = q->interrupt = NULL;
+        stub_mem_release(ring, STUB_MEM_HOST, NULL);
+        free(q);
+        return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+    }
+    q->q.doorbell_signal = stub_sig_handle(q->doorbell);
+    stub_sig_set_hook(q->doorbell, stub_aql_ring, q);
+    if (pthread_create(&q->thread, NULL, stub_aql_processor, q) != 0) {
+        stub_queue_free(q);
+        return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+    }
+    *out = q;
+    return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t hsa_queue_create(hsa_agent_t agent, uint32_t size, hsa_queue_type32_t type,
+                              void (*callback)(hsa_status_t status, hsa_queue_t *source, void *data), void *data,
+                              uint32_t private_segment_size, uint32_t group_segment_size, hsa_queue_t **queue) {
+    HSA_CHECK_OPEN();
+    (void)group_segment_size;
+    if (queue == NULL || size == 0 || (size & (size - 1)) != 0 || type > HSA_QUEUE_TYPE_COOPERATIVE)
+        return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    stub_hsa_agent_t *a = stub_hsa_agent(agent);
+    if (!a) return HSA_STATUS_ERROR_INVALID_AGENT;
+    if (!a->is_gpu) return HSA_STATUS_ERROR;   /* ROCr CpuAgent::QueueCreate: no AQL processor */
+    if (type == HSA_QUEUE_TYPE_COOPERATIVE) return HSA_STATUS_ERROR_INVALID_QUEUE_CREATION;   /* no GWS */
+    if (size > STUB_QUEUE_MAX_PACKETS) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+    if (size < STUB_QUEUE_MIN_PACKETS) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    if (private_segment_size != UINT32_MAX && private_segment_size > MAX_PRIVATE_SEGMENT)
+        return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+    pthread_mutex_lock(&registry_lock);
+    if (count_for(a) >= STUB_QUEUES_MAX) {
+        pthread_mutex_unlock(&registry_lock);
+        return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+    }
+    stub_queue_t *q;
+    hsa_status_t st = create(a, size, type, callback, data, &q);
+    if (st == HSA_STATUS_SUCCESS) {
+        q->next = queues;
+        queues = q;
+        *queue = &q->q;
+    }
+    pthread_mutex_unlock(&registry_lock);
+    return st;
+}
+
+/* Stop the processor and free the queue; from the processor's own thread
+ * (a kernel emulation destroying its queue) the thread frees it on exit. */
+static void destroy(stub_queue_t *q) {
+    bool self = pthread_equal(q->thread, pthread_self());
+    pthread_mutex_lock(&q->lock);
+    q->stop = true;
+    q->detached = self;
+    pthread_cond_signal(&q->wake);
+    pthread_mutex_unlock(&q->lock);
+    stub_sig_store(q->interrupt, 1);
+    if (self) {
+        pthread_detach(q->thread);
+        return;
+    }
+    pthread_join(q->thread, NULL);
+    stub_queue_free(q);
+}
+
+hsa_status_t hsa_queue_destroy(hsa_queue_t *queue) {
+    HSA_CHECK_OPEN();
+    HSA_CHECK_PTR(queue);
+    pthread_mutex_lock(&registry_lock);
+    stub_queue_t **p = find(queue), *q = *p;
+    if (q) *p = q->next;
+    pthread_mutex_unlock(&registry_lock);
+    if (!q) return HSA_STATUS_ERROR_INVALID_QUEUE;
+    destroy(q);
+    return HSA_STATUS_SUCCESS;
+}
+
+void stub_hsa_queues_shutdown(void) {
+    pthread_mutex_lock(&registry_lock);
+    stub_queue_t *list = queues;
+    queues = NULL;
+    pthread_mutex_unlock(&registry_lock);
+    while (list) {
+        stub_queue_t *next = list->next;
+        destroy(list);
+        list = next;
+    }
+}
+
+hsa_status_t hsa_queue_inactivate(hsa_queue_t *queue) {
+    HSA_CHECK_OPEN();
+    HSA_CHECK_PTR(queue);
+    stub_queue_t *q = lookup(queue);
+    if (!q) return HSA_STATUS_ERROR_INVALID_QUEUE;
+    atomic_store(&q->state, QUEUE_INACTIVE);
+    stub_sig_store(q->interrupt, 1);
+    return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t stub_hsa_queue_set_profiling(hsa_queue_t *queue, int enable) {
+    stub_queue_t *q = queue ? lookup(queue) : NULL;
+    if (!q) return HSA_STATUS_ERROR_INVALID_QUEUE;
+    atomic_store(&q->profiling, enable != 0);
+    return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t hsa_amd_queue_set_priority(hsa_queue_t *queue, hsa_amd_queue_priority_t priority) {
+    HSA_CHECK_OPEN();
+    HSA_CHECK_PTR(queue);
+    stub_queue_t *q = lookup(queue);
+    if (!q) return HSA_STATUS_ERROR_INVALID_QUEUE;
+    if (priority != HSA_AMD_QUEUE_PRIORITY_LOW && priority != HSA_AMD_QUEUE_PRIORITY_NORMAL &&
+        priority != HSA_AMD_QUEUE_PRIORITY_HIGH)
+        return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    atomic_store(&q->priority, (int)priority);
+    return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t hsa_amd_queue_cu_set_mask(const hsa_queue_t *queue, uint32_t num_cu_mask_count,
+                                       const uint32_t *cu_mask) {
+    HSA_CHECK_OPEN();
+    stub_queue_t *q = queue ? lookup(queue) : NULL;
+    if (!q) return HSA_STATUS_ERROR_INVALID_QUEUE;
+    if (num_cu_mask_count != 0) HSA_CHECK_PTR(cu_mask);
+    if (num_cu_mask_count % 32 != 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    uint32_t cus = q->agent->dev->compute_units;
+    bool reduced = false;
+    pthread_mutex_lock(&q->lock);
+    if (num_cu_mask_count == 0) {
+        memset(q->cu_mask, 0, sizeof q->cu_mask);
+        init_cu_mask(q);
+    } else {
+        for (uint32_t i = 0; i < 256; i++) {
+            bool on = i < num_cu_mask_count && (cu_mask[i / 32] >> (i % 32)) & 1;
+            if (on && i >= cus) reduced = true;
+            on = on && i < cus;
+            q->cu_mask[i / 32] = (q->cu_mask[i / 32] & ~(1u << (i % 32))) | ((uint32_t)on << (i % 32));
+        }
+        for (uint32_t i = 256; i < num_cu_mask_count; i++)
+            if ((cu_mask[i / 32] >> (i % 32)) & 1) reduced = true;
+    }
+    pthread_mutex_unlock(&q->lock);
+    return reduced ? (hsa_status_t)HSA_STATUS_CU_MASK_REDUCED : HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t hsa_amd_queue_cu_get_mask(const hsa_queue_t *queue, uint32_t num_cu_mask_count, uint32_t *cu_mask) {
+    HSA_CHECK_OPEN();
+    HSA_CHECK_PTR(cu_mask);
+    stub_queue_t *q = queue ? lookup(queue) : NULL;
+    if (!q) return HSA_STATUS_ERROR_INVALID_QUEUE;
+    if (num_cu_mask_count == 0 || num_cu_mask_count % 32 != 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    pthread_mutex_lock(&q->lock);
+    for (uint32_t i = 0; i < num_cu_mask_count / 32; i++) cu_mask[i] = i < 8 ? q->cu_mask[i] : 0;
+    pthread_mutex_unlock(&q->lock);
+    return HSA_STATUS_SUCCESS;
+}
+
+/* ---- read and write indices -------------------------------------------------
+ * Unchecked beyond NULL, as in ROCr (an assert there): these are the hot path. */
+
+static stub_queue_t *of(const hsa_queue_t *queue, const char *call) {
+    if (!queue) stub_abort(call, "NULL queue");
+    return (stub_queue_t *)queue;
+}
+
+#define LOAD_INDEX(which, suffix, order)                                                     \
+    uint64_t hsa_queue_load_##which##_index_##suffix(const hsa_queue_t *queue) {             \
+        return atomic_load_explicit(&of(queue, "hsa_queue_load_" #which "_index_" #suffix)->which##_index, order); \
+    }
+LOAD_INDEX(read, relaxed, memory_order_relaxed)
+LOAD_INDEX(read, scacquire, memory_order_acquire)
+LOAD_INDEX(read, acquire, memory_order_acquire)
+LOAD_INDEX(write, relaxed, memory_order_relaxed)
+LOAD_INDEX(write, scacquire, memory_order_acquire)
+LOAD_INDEX(write, acquire, memory_order_acquire)
+
+#define STORE_INDEX(which, suffix, order)                                                    \
+    void hsa_queue_store_##which##_index_##suffix(const hsa_queue_t *queue, uint64_t value) { \
+        atomic_store_explicit(&of(queue, "hsa_queue_store_" #which "_index_" #suffix)->which##_index, value, order); \
+    }
+STORE_INDEX(read, relaxed, memory_order_relaxed)
+STORE_INDEX(read, screlease, memory_order_release)
+STORE_INDEX(read, release, memory_order_release)
+STORE_INDEX(write, relaxed, memory_order_relaxed)
+STORE_INDEX(write, screlease, memory_order_release)
+STORE_INDEX(write, release, memory_order_release)
+
+#define CAS_WRITE(suffix, order, fail)                                                       \
+    uint64_t hsa_queue_cas_write_index_##suffix(const hsa_queue_t *queue, uint64_t expected, uint64_t value) { \
+        stub_queue_t *q = of(queue, "hsa_queue_cas_write_index_" #suffix);                   \
+        atomic_compare_exchange_strong_explicit(&q->write_index, &expected, value, order, fail); \
+        return expected;                                                                     \
+    }
+CAS_WRITE(relaxed, memory_order_relaxed, memory_order_relaxed)
+CAS_WRITE(scacquire, memory_order_acquire, memory_order_acquire)
+CAS_WRITE(screlease, memory_order_release, memory_order_relaxed)
+CAS_WRITE(scacq_screl, memory_order_acq_rel, memory_order_acquire)
+CAS_WRITE(acquire, memory_order_acquire, memory_order_acquire)
+CAS_WRITE(release, memory_order_release, memory_order_relaxed)
+CAS_WRITE(acq_rel, memory_order_acq_rel, memory_order_acquire)
+
+#define ADD_WRITE(suffix, order)                                                             \
+    uint64_t hsa_queue_add_write_index_##suffix(const hsa_queue_t *queue, uint64_t value) {  \
+        return atomic_fetch_add_explicit(&of(queue, "hsa_queue_add_write_index_" #suffix)->write_index, value, order); \
+    }
+ADD_WRITE(relaxed, memory_order_relaxed)
+ADD_WRITE(scacquire, memory_order_acquire)
+ADD_WRITE(screlease, memory_order_release)
+ADD_WRITE(scacq_screl, memory_order_acq_rel)
+ADD_WRITE(acquire, memory_order_acquire)
+ADD_WRITE(release, memory_order_release)
+ADD_WRITE(acq_rel, memory_order_acq_rel)

@@ -1,0 +1,47 @@
+/* AQL queues, private to hsa_queue.c and hsa_aql.c.
+ *
+ * The public hsa_queue_t is the first member of the stub's queue, so the
+ * pointer hsa_queue_create returns is the queue itself; its ring, doorbell
+ * signal, size and id are real.  The read and write indices live here, each
+ * on its own cache line, as in ROCr's amd_queue_t. */
+#ifndef ROCPY_STUB_HSA_QUEUE_H
+#define ROCPY_STUB_HSA_QUEUE_H
+
+#include "hsa_internal.h"
+
+#include <stdatomic.h>
+
+typedef void (*stub_queue_callback_t)(hsa_status_t status, hsa_queue_t *source, void *data);
+
+typedef enum queue_state { QUEUE_ACTIVE, QUEUE_INACTIVE } queue_state_t;
+
+typedef struct stub_queue {
+    hsa_queue_t q;
+    _Alignas(64) _Atomic uint64_t write_index;
+    _Alignas(64) _Atomic uint64_t read_index;
+    _Alignas(64) stub_hsa_agent_t *agent;
+    stub_signal_t *doorbell;
+    stub_signal_t *interrupt;        /* non-zero: stop waiting on barriers */
+    stub_queue_callback_t callback;  /* NULL: ROCr's default handler */
+    void *callback_data;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    _Atomic bool sleeping;           /* the processor is (about to be) asleep */
+    bool stop;                       /* under lock */
+    bool detached;                   /* destroyed from its own thread */
+    _Atomic int state;               /* queue_state_t */
+    _Atomic bool profiling;
+    _Atomic int priority;
+    uint32_t cu_mask[8];             /* up to 256 CUs */
+    struct stub_queue *next;         /* the registry */
+} stub_queue_t;
+
+/* The packet processor thread. */
+void *stub_aql_processor(void *queue);
+/* Wake the processor if it sleeps (the doorbell hook). */
+void stub_aql_ring(void *queue);
+/* Free what a stopped queue holds. */
+void stub_queue_free(stub_queue_t *q);
+
+#endif
