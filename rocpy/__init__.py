@@ -6,7 +6,12 @@ the raw cffi modules.
 """
 from __future__ import annotations
 
+from . import debug
 from ._backend import BackendInfo, BackendUnavailableError
+from .errors import (CallbackError, ClosedError, HipError, HiprtcError, HsaError,
+                     InvalidHandleError, InvalidValueError, NoDeviceError,
+                     NotInitializedError, NotReadyError, NotSupportedError,
+                     OutOfMemoryError, RocpyError, StatusError)
 
 __version__ = "0.1.0"
 
@@ -17,4 +22,9 @@ def backend() -> BackendInfo:
     return _backend.current().info
 
 
-__all__ = ["BackendInfo", "BackendUnavailableError", "backend", "__version__"]
+__all__ = [
+    "BackendInfo", "BackendUnavailableError", "CallbackError", "ClosedError", "HipError",
+    "HiprtcError", "HsaError", "InvalidHandleError", "InvalidValueError", "NoDeviceError",
+    "NotInitializedError", "NotReadyError", "NotSupportedError", "OutOfMemoryError",
+    "RocpyError", "StatusError", "backend", "debug", "__version__",
+]

@@ -85,13 +85,18 @@ def _probe_amd(mod) -> tuple[bool, str]:
         return False, (f"hsa_init returned {_enum_name(ffi, 'hsa_status_t', status)}"
                        " (no AMD GPU, or no access to /dev/kfd)")
     lib.hsa_shut_down()
+    return _count_hip_devices(mod, "AMD GPU(s) found by HSA and HIP")
+
+
+def _count_hip_devices(mod, found: str) -> tuple[bool, str]:
+    lib, ffi = mod.lib, mod.ffi
     count = ffi.new("int *")
     err = lib.hipGetDeviceCount(count)
     if err != lib.hipSuccess:
         return False, f"hipGetDeviceCount returned {_enum_name(ffi, 'hipError_t', err)}"
     if count[0] == 0:
         return False, "hipGetDeviceCount found 0 devices"
-    return True, f"{count[0]} AMD GPU(s) found by HSA and HIP"
+    return True, f"{count[0]} {found}"
 
 
 def _preload_cuda_driver() -> None:
@@ -101,14 +106,7 @@ def _preload_cuda_driver() -> None:
 
 
 def _probe_nvidia(mod) -> tuple[bool, str]:
-    lib, ffi = mod.lib, mod.ffi
-    count = ffi.new("int *")
-    err = lib.hipGetDeviceCount(count)
-    if err != lib.hipSuccess:
-        return False, f"hipGetDeviceCount returned {_enum_name(ffi, 'hipError_t', err)}"
-    if count[0] == 0:
-        return False, "hipGetDeviceCount found 0 devices"
-    return True, f"{count[0]} NVIDIA GPU(s) found through HIP's NVIDIA platform"
+    return _count_hip_devices(mod, "NVIDIA GPU(s) found through HIP's NVIDIA platform")
 
 
 def _load(name: str) -> tuple[Any, str]:

@@ -18,12 +18,15 @@ def kernel_cache(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def hip_kernel(kernel_cache):
-    """``hip_kernel("vadd", archs=("gfx90a",))`` -> path of a compiled offload bundle."""
+    """``hip_kernel("vadd", archs=("gfx90a",))`` -> path of a compiled offload bundle.
+
+    ``flags=("-mcode-object-version=5",)`` passes extra hipcc flags."""
     if find_hipcc() is None:
         pytest.skip("hipcc is not installed: no test kernels can be compiled")
 
-    def build(name: str, archs: tuple[str, ...] = ("gfx90a",)) -> str:
-        return compile_hip(name, kernel_cache, archs)
+    def build(name: str, archs: tuple[str, ...] = ("gfx90a",),
+              flags: tuple[str, ...] = ()) -> str:
+        return compile_hip(name, kernel_cache, archs, flags)
     return build
 
 

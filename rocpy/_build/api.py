@@ -18,6 +18,12 @@ class Platform:
     name: str
     defines: list[str]
     headers: list[str]
+    # included first, from the platform's own SDK
+    sdk_headers: list[str] = field(default_factory=list)
+
+    @property
+    def all_headers(self) -> list[str]:
+        return self.sdk_headers + self.headers
 
 
 PLATFORMS = {
@@ -25,8 +31,10 @@ PLATFORMS = {
                     HSA_HEADERS + HIP_HEADERS),
     # HIP only: HSA is AMD's; hiprtc maps onto NVRTC, whose headers the CUDA
     # runtime wheel does not carry
+    # hip/library_types.h includes "library_types.h", which resolves to
+    # itself, so CUDA's must come first
     "nvidia": Platform("nvidia", ["__HIP_PLATFORM_NVIDIA__", "__HIP_PLATFORM_NVCC__"],
-                       ["hip/hip_runtime_api.h"]),
+                       ["hip/hip_runtime_api.h"], sdk_headers=["library_types.h"]),
 }
 
 
@@ -64,7 +72,7 @@ class Api:
         return "\n".join(parts)
 
     def include_lines(self) -> str:
-        return preprocess.wrapper_source(self.platform.headers)
+        return preprocess.wrapper_source(self.platform.all_headers)
 
 
 def describe(platform: str = "amd", include_dir: str | None = None) -> Api:
@@ -79,11 +87,11 @@ def describe(platform: str = "amd", include_dir: str | None = None) -> Api:
     include_dirs = [install.include_dir]
     cuda = find_cuda() if platform == "nvidia" else None
     extra = cuda.include_dirs if cuda else []
-    pre = preprocess.preprocess(plat.headers, include_dirs, plat.defines, extra)
+    pre = preprocess.preprocess(plat.all_headers, include_dirs, plat.defines, extra)
     decls = declarations.parse(pre.text, pre.types_only_lines)
     taken = (set(decls.functions) | decls.typedefs | decls.enum_constants
              | decls.structs | decls.enums)
     consts = constants.classify(
-        pre.macros, plat.headers, include_dirs + extra, plat.defines,
+        pre.macros, plat.all_headers, include_dirs + extra, plat.defines,
         known_functions=set(decls.functions), known_types=decls.typedefs, taken=taken)
     return Api(plat, install, include_dirs + extra, decls, consts, pre.macros, cuda)

@@ -19,6 +19,7 @@ from .failure import definition
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NATIVE = os.path.join(ROOT, "_native")
 FAST_DIR = os.path.join(NATIVE, "fast")
+FAST_HSA_DIR = os.path.join(FAST_DIR, "hsa")     # fast paths that need HSA (amd, stub)
 STUB_DIR = os.path.join(NATIVE, "stub")
 
 
@@ -87,9 +88,9 @@ def amd_ffi(api: Api | None = None) -> FFI:
     placeholders = "".join(
         definition(api.functions[n], f"rocpy_missing_{n}", prefix="static ") +
         f"\n#define {n} rocpy_missing_{n}\n" for n in missing)
-    ffi = _new_ffi(api, _extra_cdefs(FAST_DIR))
+    ffi = _new_ffi(api, _extra_cdefs(FAST_DIR) + "\n" + _extra_cdefs(FAST_HSA_DIR))
     preamble = ("#include <string.h>\n" + api.include_lines() + _extra_includes(FAST_DIR) +
-                placeholders + _build_info(api, "amd", missing))
+                _extra_includes(FAST_HSA_DIR) + placeholders + _build_info(api, "amd", missing))
     lib_names = [os.path.basename(libs[k]).split(".so")[0][3:] for k in ("hsa", "hip")]
     if "hiprtc" in libs:
         lib_names.append(os.path.basename(libs["hiprtc"]).split(".so")[0][3:])
@@ -97,9 +98,9 @@ def amd_ffi(api: Api | None = None) -> FFI:
     ffi.set_source(
         "rocpy._lib_amd", preamble,
         define_macros=[(d, None) for d in api.platform.defines],
-        include_dirs=api.include_dirs + [FAST_DIR],
+        include_dirs=api.include_dirs + [FAST_DIR, FAST_HSA_DIR],
         libraries=lib_names, library_dirs=lib_dirs, runtime_library_dirs=lib_dirs,
-        sources=_sources(FAST_DIR),
+        sources=_sources(FAST_DIR) + _sources(FAST_HSA_DIR),
         extra_compile_args=["-pthread", "-Wno-deprecated-declarations"],
         extra_link_args=["-pthread"])
     return ffi
@@ -128,16 +129,17 @@ def stub_ffi(api: Api | None = None) -> FFI:
     version_script = os.path.join(gen_dir, "stub_exports.map")
     with open(version_script, "w") as f:
         f.write("{ global: PyInit__lib_stub; local: *; };\n")
-    ffi = _new_ffi(api, _extra_cdefs(FAST_DIR) + "\n" + _extra_cdefs(STUB_DIR))
+    ffi = _new_ffi(api, "\n".join(_extra_cdefs(d) for d in (FAST_DIR, FAST_HSA_DIR, STUB_DIR)))
     preamble = ("#include <string.h>\n" + api.include_lines() + _extra_includes(FAST_DIR) +
-                _extra_includes(STUB_DIR) + _build_info(api, "stub", []))
+                _extra_includes(FAST_HSA_DIR) + _extra_includes(STUB_DIR) +
+                _build_info(api, "stub", []))
     sanitize = os.environ.get("ROCPY_STUB_SANITIZE", "")
     san_flags = [f"-fsanitize={sanitize}", "-fno-omit-frame-pointer"] if sanitize else []
     ffi.set_source(
         "rocpy._lib_stub", preamble,
         define_macros=[(d, None) for d in api.platform.defines],
-        include_dirs=api.include_dirs + [FAST_DIR, STUB_DIR],
-        sources=_sources(STUB_DIR) + _sources(FAST_DIR)
+        include_dirs=api.include_dirs + [FAST_DIR, FAST_HSA_DIR, STUB_DIR],
+        sources=_sources(STUB_DIR) + _sources(FAST_DIR) + _sources(FAST_HSA_DIR)
         + [os.path.relpath(defaults, os.path.dirname(ROOT))],
         extra_compile_args=["-pthread", "-fvisibility=hidden", "-O2",
                             "-Wno-unused-parameter", "-Wno-deprecated-declarations"] + san_flags,

@@ -33,19 +33,27 @@ class Constants:
     type_aliases: dict[str, str] = field(default_factory=dict)
 
 
+def _is_gcc() -> bool:
+    out = subprocess.run([*compiler().split(), "--version"], capture_output=True, text=True)
+    return "Free Software Foundation" in out.stdout and "clang" not in out.stdout
+
+
 def _failing_lines(source: str, include_dirs: list[str], defines: list[str]) -> set[int]:
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "rocpy_check.c")
         with open(path, "w") as f:
             f.write(source)
-        cmd = [*compiler().split(), "-fsyntax-only", "-std=gnu11", "-w",
-               "-fmax-errors=0", "-x", "c"]
+        cmd = [*compiler().split(), "-fsyntax-only", "-std=gnu11", "-w", "-x", "c"]
+        if _is_gcc():
+            # report errors at the expansion point (our line), not in the header
+            cmd += ["-fmax-errors=0", "-ftrack-macro-expansion=0"]
         cmd += [f"-D{d}" for d in defines] + [f"-I{d}" for d in include_dirs]
         res = subprocess.run(cmd + [path], capture_output=True, text=True)
-        bad = set()
-        for m in re.finditer(re.escape(path) + r":(\d+):\d+: error", res.stderr):
-            bad.add(int(m.group(1)))
-        return bad
+        # with -w only errors are reported; an error inside a macro expansion is
+        # placed in the header, and our line shows up as "in expansion of", so
+        # every line of ours the diagnostics mention failed
+        return {int(m.group(1)) for m in
+                re.finditer(re.escape(path) + r":(\d+):\d+:", res.stderr)}
 
 
 def classify(macros: dict[str, str], headers: list[str], include_dirs: list[str],

@@ -1,3 +1,6 @@
+// nvcc (the nvidia backend) has __global__ and blockIdx built in
+#ifndef __CUDACC__
 #include <hip/hip_runtime.h>
+#endif
 
 extern "C" __global__ void empty() {}

@@ -1,4 +1,7 @@
+// nvcc (the nvidia backend) has __global__ and blockIdx built in
+#ifndef __CUDACC__
 #include <hip/hip_runtime.h>
+#endif
 
 extern "C" __global__ void vadd(const float *a, const float *b, float *c, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;

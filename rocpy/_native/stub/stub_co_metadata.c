@@ -115,10 +115,17 @@ static stub_co_status_t parse_kernel(stub_co_mp_t *m, stub_co_kernel_t *k) {
         } else if (is_name || stub_co_mp_str_eq(key, len, ".symbol")) {
             if (!stub_co_mp_str(m, &s, &len) || len == 0 || memchr(s, 0, len))
                 return STUB_CO_INVALID;
-            char **full = (char **)(is_name ? &k->full_name : &k->full_symbol);
-            free(*full);
-            if (!(*full = dup_str(s, len))) return STUB_CO_NO_MEMORY;
-            copy_cut(is_name ? k->name : k->symbol, STUB_CO_NAME_LEN, s, len);
+            char *copy = dup_str(s, len);
+            if (!copy) return STUB_CO_NO_MEMORY;
+            if (is_name) {                       /* a repeated key: the last wins */
+                free((char *)k->full_name);
+                k->full_name = copy;
+                copy_cut(k->name, sizeof k->name, s, len);
+            } else {
+                free((char *)k->full_symbol);
+                k->full_symbol = copy;
+                copy_cut(k->symbol, sizeof k->symbol, s, len);
+            }
         } else if (stub_co_mp_str_eq(key, len, ".args")) {
             uint32_t count;
             if (!stub_co_mp_array(m, &count)) return STUB_CO_INVALID;

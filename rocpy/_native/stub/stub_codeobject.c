@@ -110,8 +110,9 @@ static stub_co_status_t read_symbols(stub_codeobject_t *co, const stub_co_elf_t 
         int64_t k = index_find(&ix, co, s.name, len);
         if (k >= 0) {
             uint64_t off;
-            if (!stub_co_elf_symbol_offset(e, &s, 64, &off) || off == 0) {
-                st = STUB_CO_INVALID;            /* outside its section, or bss */
+            /* A descriptor is 64 bytes of file data inside its section. */
+            if (s.size != 64 || !stub_co_elf_symbol_offset(e, &s, 64, &off) || off == 0) {
+                st = STUB_CO_INVALID;
                 break;
             }
             co->kernels[k].descriptor_offset = off;

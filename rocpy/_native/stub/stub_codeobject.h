@@ -52,11 +52,14 @@ typedef struct stub_co_kernel {
     const char *full_name, *full_symbol;
 } stub_co_kernel_t;
 
+/* A variable: a defined, non-local STT_OBJECT symbol that is not a kernel
+ * descriptor, from .symtab (else .dynsym), in symbol table order. */
 typedef struct stub_co_variable {
     char name[STUB_CO_NAME_LEN];
     uint64_t size;
     uint64_t elf_offset;             /* where its initial bytes are in the ELF, 0 if bss */
-    const char *full_name;           /* the whole name (name[] may be cut), owned by the code object */
+    const char *full_name;           /* the whole name (name[] may be cut); owned by the
+                                      * code object (it points into its ELF copy) */
 } stub_co_variable_t;
 
 typedef struct stub_codeobject {
@@ -82,6 +85,7 @@ stub_co_status_t stub_codeobject_parse(const void *data, size_t size,
                                        const char *device_target,
                                        stub_codeobject_t **out);
 void stub_codeobject_free(stub_codeobject_t *co);
+/* Lookups compare the whole names (full_name, full_symbol); NULL if absent. */
 const stub_co_kernel_t *stub_codeobject_kernel(const stub_codeobject_t *co,
                                                const char *name_or_symbol);
 const stub_co_variable_t *stub_codeobject_variable(const stub_codeobject_t *co,

@@ -96,6 +96,10 @@ bool stub_mem_set_tag(const void *base, void *tag);
 bool stub_mem_release(const void *base, unsigned kind_mask, stub_alloc_t *released);
 /* Bytes of device memory in use on a device. */
 uint64_t stub_mem_used(int device);
+/* Added for the HIP stub (hipDeviceReset): release every allocation for
+ * which pred(alloc, ctx) is true, under the table lock (pred must not call
+ * back into the allocator).  Returns how many were released. */
+size_t stub_mem_release_where(bool (*pred)(const stub_alloc_t *a, void *ctx), void *ctx);
 
 /* ---- FIFO worker thread ---------------------------------------------- */
 

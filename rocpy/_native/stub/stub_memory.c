@@ -146,3 +146,31 @@ size_t rocpy_stub_live_allocations(void) {
     pthread_mutex_unlock(&lock);
     return n;
 }
+
+/* ---- added for the HIP stub (hipDeviceReset purges a device's memory) --- */
+
+size_t stub_mem_release_where(bool (*pred)(const stub_alloc_t *a, void *ctx), void *ctx) {
+    pthread_mutex_lock(&lock);
+    size_t kept = 0, n = 0;
+    void **dead = malloc((count ? count : 1) * sizeof *dead);
+    if (!dead) {
+        pthread_mutex_unlock(&lock);
+        return 0;
+    }
+    for (size_t i = 0; i < count; i++) {
+        stub_alloc_t *a = &table[i];
+        if (!pred(a, ctx)) {
+            table[kept++] = *a;
+            continue;
+        }
+        stub_device_t *dev = a->kind == STUB_MEM_DEVICE ? stub_device(a->device) : NULL;
+        if (dev) dev->mem_in_use -= a->size;
+        if (a->kind != STUB_MEM_REGISTERED) dead[n++] = (void *)a->base;
+    }
+    size_t released = count - kept;
+    count = kept;
+    pthread_mutex_unlock(&lock);
+    for (size_t i = 0; i < n; i++) free(dead[i]);
+    free(dead);
+    return released;
+}

@@ -1,0 +1,97 @@
+"""Micro-benchmark: microseconds per kernel argument pack (`KernargLayout.pack`).
+
+The default layout is ``vadd(const float*, const float*, float*, int)`` as
+clang lays it out for code object v5: four explicit arguments and the
+hidden block count, group size, remainder, offset and grid-dims slots in a
+288-byte segment.  ``--file F --kernel K [--target T]`` measures a kernel of a
+real code object instead.  A bare ``struct.pack`` of the same values is the
+floor.
+
+    python benchmarks/bench_kernargs.py [--json results/kernargs.json]
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import platform
+import struct
+import sys
+import timeit
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from rocpy.codeobject import KernargLayout, load  # noqa: E402
+
+V5_VADD = [(0, 8, "global_buffer"), (8, 8, "global_buffer"), (16, 8, "global_buffer"),
+           (24, 4, "by_value"),
+           (32, 4, "hidden_block_count_x"), (36, 4, "hidden_block_count_y"),
+           (40, 4, "hidden_block_count_z"), (44, 2, "hidden_group_size_x"),
+           (46, 2, "hidden_group_size_y"), (48, 2, "hidden_group_size_z"),
+           (50, 2, "hidden_remainder_x"), (52, 2, "hidden_remainder_y"),
+           (54, 2, "hidden_remainder_z"), (72, 8, "hidden_global_offset_x"),
+           (80, 8, "hidden_global_offset_y"), (88, 8, "hidden_global_offset_z"),
+           (96, 2, "hidden_grid_dims"), (112, 8, "hidden_hostcall_buffer")]
+
+
+class Buffer:
+    """Stands in for a device buffer: an integer ``.ptr``."""
+
+    def __init__(self, ptr: int) -> None:
+        self.ptr = ptr
+
+
+def per_call_us(fn, repeat: int = 5, number: int = 20000) -> float:
+    """Best of ``repeat`` runs, in microseconds per call."""
+    return min(timeit.repeat(fn, repeat=repeat, number=number)) / number * 1e6
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--file", help="code object file with the kernel to measure")
+    parser.add_argument("--kernel", default="vadd", help="kernel name (with --file)")
+    parser.add_argument("--target", help="target ID to select from --file (default: first)")
+    parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    opts = parser.parse_args()
+
+    if opts.file:
+        f = load(opts.file)
+        co = f.select(opts.target) if opts.target else f.code_object(0)
+        layout = co.kernels[opts.kernel].layout
+    else:
+        layout = KernargLayout.from_params(V5_VADD, size=288, name="vadd")
+    nargs = len(layout.params)
+    if nargs != 4:
+        print(f"{layout.name} takes {nargs} arguments; the benchmark passes 4", file=sys.stderr)
+        return 2
+    grid, block = (1 << 20,), (256,)
+    ints = (0x7F0000001000, 0x7F0000002000, 0x7F0000003000, 1 << 20)
+    objects = (Buffer(ints[0]), Buffer(ints[1]), Buffer(ints[2]), np.int32(1 << 20))
+    buffer = bytearray(4096)
+    floor = struct.Struct("<QQQi")
+    rows = [
+        ("pack, 3 ints + int", per_call_us(lambda: layout.pack(ints, grid=grid, block=block))),
+        ("pack, 3 buffers + np.int32",
+         per_call_us(lambda: layout.pack(objects, grid=grid, block=block))),
+        ("pack_into bytearray", per_call_us(
+            lambda: layout.pack_into(buffer, 64, objects, grid=grid, block=block))),
+        ("struct.pack of the 4 values (floor)", per_call_us(lambda: floor.pack(*ints))),
+    ]
+    print(f"{layout!r}  (Python {platform.python_version()}, {platform.machine()})")
+    width = max(len(name) for name, _ in rows)
+    for name, us in rows:
+        print(f"  {name:<{width}}  {us:6.2f} us")
+    if opts.json:
+        Path(opts.json).write_text(json.dumps({
+            "benchmark": "kernargs", "layout": repr(layout),
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+            "machine": platform.machine(), "python": platform.python_version(),
+            "results_us": dict(rows)}, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,6 @@
+"""``python -m rocpy``: the ``rocpy`` command."""
+import sys
+
+from .cli import main
+
+sys.exit(main())

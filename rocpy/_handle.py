@@ -1,0 +1,365 @@
+"""The one ownership primitive: every object owning a native handle is a `Handle`.
+
+Each handle has a record, made with it, holding everything its release needs:
+the release recipe (a callable and its arguments, never the object itself),
+the parents it depends on, and a weak reference whose callback posts the
+release to the reaper thread when the object is collected.  One table holds
+the records not yet released, in creation order.  The rules:
+
+* release exactly once: a record is claimed (LIVE -> CLOSING) under a lock,
+  by `close()`, the reaper, `invalidate()` or the exit hook, and only once;
+* a parent outlives its children: children hold their parents, and a parent
+  closed while children are unreleased is released right after the last one;
+* borrowed handles (no release recipe) are never destroyed;
+* closed objects refuse use: ``_h`` is None once closed (`_require_open`);
+* at exit, `release_all` releases what is left, newest first; a forked child
+  inherits the records but never releases them.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import warnings
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+from . import _reaper, _shutdown
+from .errors import ClosedError, ReleaseWarning
+
+LIVE, CLOSING, DONE = 0, 1, 2
+
+Recipe = tuple[Callable[..., object], tuple[Any, ...]]
+
+# A collection can run finalizers (a user's __del__ closing a handle) on a thread
+# that is inside a critical section here.  The lock is re-entrant, so they do not
+# deadlock, and what they ask for is deferred to the reaper (see _held_here),
+# so a critical section never sees the table change under it.
+_lock = threading.RLock()
+_held_here: Callable[[], bool] = _lock._is_owned  # type: ignore[attr-defined]
+_live: dict[int, _Record] = {}  # creation order; every record not yet DONE
+_counts: dict[str, int] = {}
+_next_seq = 0
+_started = False
+_exited = False
+_finalizing = sys.is_finalizing
+
+
+class _Record:
+    """What a handle's release needs, kept apart from the object itself."""
+
+    __slots__ = ("children", "counted", "kind", "orphaned", "parent_recs", "parents", "ref",
+                 "release", "release_async", "seq", "state", "why")
+
+    # a bound builtin, usable from weakref callbacks during interpreter teardown
+    _post = staticmethod(_reaper.post)
+
+    def __init__(self, kind: str, release: Recipe | None, release_async: Recipe | None,
+                 parents: tuple[Any, ...], parent_recs: tuple[_Record, ...]) -> None:
+        self.seq = -1
+        self.kind = kind
+        self.release = release
+        self.release_async = release_async
+        self.counted = release is not None
+        self.parents = parents
+        self.parent_recs = parent_recs
+        self.children = 0
+        self.orphaned = False  # closed while children lived: released after the last one
+        self.state = LIVE
+        self.ref: weakref.ref | None = None
+        self.why: str | None = None
+
+    def __call__(self, _ref: weakref.ref) -> None:
+        # weakref callback: may run on any thread, inside any allocation
+        self._post(self.reap)
+
+    def reap(self) -> None:
+        """On the reaper: release what the collected object owned, unless done already."""
+        if _claim(self):
+            _release(self, False)
+
+    def finalize(self) -> None:
+        """On the reaper: release a record claimed earlier (deferred by `close(stream=)`)."""
+        _release(self, False)
+
+
+class _Deferred:
+    """Held by a stream's pending work; when dropped, the release goes to the reaper."""
+
+    __slots__ = ("rec",)
+    _post = staticmethod(_reaper.post)
+
+    def __init__(self, rec: _Record) -> None:
+        self.rec = rec
+
+    def __del__(self) -> None:
+        self._post(self.rec.finalize)
+
+
+def _claim(rec: _Record) -> bool:
+    with _lock:
+        if rec.state != LIVE:
+            return False
+        rec.state = CLOSING
+        return True
+
+
+def _release(rec: _Record, raise_errors: bool, stream: Any = None) -> None:
+    """Run a claimed record's release (or defer it), then retire the record."""
+    with _lock:
+        if rec.state == DONE:
+            return
+        if rec.children:
+            rec.orphaned = True
+            return
+        recipe = rec.release
+    if recipe is not None and stream is not None:
+        if rec.release_async is None:
+            stream._keep_alive(_Deferred(rec))
+            return
+        recipe = (rec.release_async[0], rec.release_async[1] + (stream,))
+    try:
+        if recipe is not None and not _finalizing():
+            recipe[0](*recipe[1])
+    except Exception as exc:
+        if raise_errors:
+            raise
+        _warn(rec, exc)
+    finally:
+        _finish(rec)
+
+
+def _finish(rec: _Record) -> None:
+    """Retire a record: counts, parents' child counts, orphaned parents released."""
+    ready: list[_Record] = []
+    with _lock:
+        if rec.state == DONE:
+            return
+        rec.state = DONE
+        _live.pop(rec.seq, None)
+        if rec.counted:
+            left = _counts[rec.kind] - 1
+            if left:
+                _counts[rec.kind] = left
+            else:
+                del _counts[rec.kind]
+        for parent in rec.parent_recs:
+            parent.children -= 1
+            if not parent.children and parent.orphaned:
+                parent.orphaned = False
+                ready.append(parent)
+        parents = rec.parents
+        rec.parents = rec.parent_recs = ()
+        rec.ref = None
+    del parents  # outside the lock: dropping a parent may run its weakref callback
+    for parent in ready:
+        _release(parent, False)
+
+
+def _warn(rec: _Record, exc: Exception) -> None:
+    try:
+        warnings.warn(ReleaseWarning(f"releasing {rec.kind} failed: {exc}"))
+    except Exception:
+        pass  # warnings turned into errors where nothing can catch them
+
+
+def _start() -> None:
+    global _started
+    with _lock:
+        if _started or _exited:
+            return
+        _started = True
+    _reaper.start()
+    _shutdown.register()
+
+
+class Handle:
+    """Base of every object that owns (or borrows) a native handle.
+
+    Subclasses create the native object, then call
+    ``super().__init__(handle, (destroy_fn, arg, ...), parents=(...))``.
+    The recipe must not reference the new object; ``destroy_fn`` raises on
+    failure.  ``release=None`` makes a borrowed handle, never destroyed.
+    ``release_async=(fn, arg, ...)`` lets ``close(stream=s)`` release in stream
+    order by calling ``fn(arg, ..., s)``.
+
+    Parents are held until the release has run; read them from ``_parents``
+    (emptied by `close`).  Hot paths test ``self._h is None`` or call
+    `_require_open`.
+    """
+
+    __slots__ = ("__weakref__", "_h", "_parents", "_rec")
+    _h: Any
+    _rec: _Record
+    _parents: tuple[Any, ...]
+
+    def __init__(self, handle: Any, release: tuple[Any, ...] | None = None, *,
+                 release_async: tuple[Any, ...] | None = None,
+                 parents: tuple[Any, ...] = ()) -> None:
+        global _next_seq
+        if handle is None:
+            raise ValueError("a native handle cannot be None")
+        if _held_here():
+            raise RuntimeError("rocpy objects cannot be made by a finalizer that "
+                               "interrupted rocpy's bookkeeping")
+        parents = tuple(parents)
+        handles = [p for p in parents if isinstance(p, Handle)]
+        rec = _Record(type(self).__name__,
+                      None if release is None else (release[0], tuple(release[1:])),
+                      None if release_async is None else (release_async[0], tuple(release_async[1:])),
+                      parents, tuple(p._rec for p in handles))
+        with _lock:
+            closed = next((p for p in handles if p._rec.state != LIVE), None)
+            if closed is None:
+                rec.seq = _next_seq
+                _next_seq += 1
+                _live[rec.seq] = rec
+                for parent in rec.parent_recs:
+                    parent.children += 1
+                if rec.counted:
+                    _counts[rec.kind] = _counts.get(rec.kind, 0) + 1
+        if closed is not None:
+            if rec.release is not None:
+                rec.release[0](*rec.release[1])
+            raise closed._closed_error()
+        rec.ref = weakref.ref(self, rec)
+        self._h = handle
+        self._rec = rec
+        self._parents = parents
+        if not _started:
+            _start()
+
+    def _require_open(self) -> Any:
+        """The native handle; raises `ClosedError` once closed or invalidated."""
+        h = self._h
+        if h is None:
+            raise self._closed_error()
+        return h
+
+    def _closed_error(self) -> ClosedError:
+        why = self._rec.why
+        name = type(self).__name__
+        return ClosedError(f"{name} is closed" if why is None else f"{name} is no longer valid: {why}")
+
+    @property
+    def handle(self) -> Any:
+        """The native handle (raises `ClosedError` once closed)."""
+        return self._require_open()
+
+    @property
+    def closed(self) -> bool:
+        """Whether `close()` ran or a parent invalidated this object."""
+        return self._h is None
+
+    @property
+    def owned(self) -> bool:
+        """False for a borrowed handle, which rocpy never destroys."""
+        return self._rec.counted
+
+    def close(self, stream: Any = None) -> None:
+        """Release the native handle now; later calls do nothing.
+
+        With `stream`, the release is ordered after the work already enqueued
+        there: by the ``release_async`` recipe, else by handing the release to
+        ``stream._keep_alive(obj)``, which keeps `obj` until that work is done.
+        A parent with live children is released right after its last child.
+        Release failures raise, and the object is closed regardless.
+        """
+        rec = self._rec
+        if _held_here():
+            # a finalizer interrupting rocpy on this thread: let the reaper do it
+            self._h = None
+            self._parents = ()
+            rec._post(rec.reap)
+            return
+        if not _claim(rec):
+            return
+        self._h = None
+        self._parents = ()
+        _release(rec, True, stream)
+
+    def invalidate(self, reason: str) -> None:
+        """Mark this object and its descendants dead without releasing them.
+
+        For handles the runtime already destroyed (e.g. by a device reset);
+        using them raises `ClosedError` mentioning `reason`.
+        """
+        _invalidate(self._rec, True, reason)
+
+    def invalidate_descendants(self, reason: str) -> None:
+        """Mark every descendant dead without releasing it; this object stays usable."""
+        _invalidate(self._rec, False, reason)
+
+    def __enter__(self):
+        self._require_open()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __reduce__(self) -> Any:
+        # a copy would be a second owner of the same native handle
+        raise TypeError(f"{type(self).__name__} objects cannot be copied or pickled")
+
+    def __repr__(self) -> str:
+        state = "closed" if self._h is None else f"handle={self._h!r}"
+        return f"<{type(self).__name__} {state}>"
+
+
+def _invalidate(root: _Record, include_root: bool, reason: str) -> None:
+    if _held_here():
+        _reaper.post(lambda: _invalidate(root, include_root, reason))
+        return
+    with _lock:
+        dead = {root.seq}
+        victims = [root] if include_root and root.state != DONE else []
+        for rec in _live.values():  # parents come before their children
+            if rec is not root and any(p.seq in dead for p in rec.parent_recs):
+                dead.add(rec.seq)
+                victims.append(rec)
+        for rec in victims:
+            rec.release = rec.release_async = None
+            rec.why = reason
+    for rec in reversed(victims):
+        ref = rec.ref
+        obj = ref() if ref is not None else None
+        if obj is not None:
+            obj._h = None
+            obj._parents = ()
+        _finish(rec)
+
+
+def live_objects() -> dict[str, int]:
+    """Owned handles not yet released, counted per type name."""
+    with _lock:
+        return dict(_counts)
+
+
+def release_all() -> None:
+    """At exit: release every live handle, newest first; later ones are leaked."""
+    global _exited
+    with _lock:
+        _exited = True
+        records = list(_live.values())
+    for rec in reversed(records):
+        if _claim(rec):
+            ref = rec.ref
+            obj = ref() if ref is not None else None
+            if obj is not None:
+                obj._h = None
+                obj._parents = ()
+            _release(rec, False)
+
+
+def _after_fork_in_child() -> None:
+    # The native handles belong to the parent process: a child never releases them.
+    global _started
+    for rec in _live.values():
+        rec.release = rec.release_async = None
+        rec.counted = False
+    _counts.clear()
+    _started = False
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)

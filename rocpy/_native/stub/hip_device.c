@@ -1,0 +1,341 @@
+/* Devices (hipamd hip_device.cpp, hip_device_runtime.cpp): the device table
+ * over the stub's devices, the per-thread current device, properties that
+ * match the HSA agents the stub describes, synchronisation and reset. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hip_internal.h"
+
+static hip_dev_t devices[STUB_MAX_DEVICES];
+static int count;
+
+void hip_device_init(void) {
+    count = stub_device_count();
+    for (int i = 0; i < count; i++) {
+        hip_dev_t *d = &devices[i];
+        d->id = i;
+        d->info = stub_device(i);
+        pthread_mutex_init(&d->lock, NULL);
+        d->flags = hipDeviceScheduleSpin;
+        atomic_init(&d->active, false);
+        d->null_stream = hip_stream_new_null(i);
+        if (!d->null_stream) stub_abort("hipInit", "out of memory");
+    }
+}
+
+int hip_device_count(void) { return count; }
+
+hip_dev_t *hip_dev(int id) { return id >= 0 && id < count ? &devices[id] : NULL; }
+
+hip_dev_t *hip_current_dev(void) {
+    hip_tls_t *t = hip_tls();
+    return &devices[t->device < 0 ? 0 : t->device];
+}
+
+hipError_t hip_get_properties(hipDeviceProp_t *props, int device) {
+    if (!props) return hipErrorInvalidValue;
+    hip_dev_t *dev = hip_dev(device);
+    if (!dev) return hipErrorInvalidDevice;
+    const stub_device_t *d = dev->info;
+    const int int32_max = 0x7fffffff;
+    hipDeviceProp_t p;
+    memset(&p, 0, sizeof p);
+    snprintf(p.name, sizeof p.name, "%s", d->name);
+    p.totalGlobalMem = d->global_mem_size;
+    p.sharedMemPerBlock = d->lds_size;
+    p.regsPerBlock = 65536;
+    p.warpSize = (int)d->wavefront_size;
+    p.maxThreadsPerBlock = 1024;
+    p.maxThreadsDim[0] = p.maxThreadsDim[1] = p.maxThreadsDim[2] = 1024;
+    p.maxGridSize[0] = p.maxGridSize[1] = p.maxGridSize[2] = int32_max;
+    p.clockRate = (int)d->max_clock_mhz * 1000;
+    p.memoryClockRate = (int)d->memory_clock_mhz * 1000;
+    p.memoryBusWidth = (int)d->memory_bus_width;
+    p.totalConstMem = (size_t)int32_max;
+    p.major = (int)(d->gfx_version / 10000);
+    p.minor = (int)(d->gfx_version / 100 % 100);
+    p.multiProcessorCount = (int)d->compute_units;
+    p.l2CacheSize = (int)d->l2_cache_size;
+    p.maxThreadsPerMultiProcessor = 2048;
+    p.computeMode = 0;
+    p.clockInstructionRate = 100000;   /* the 100 MHz timestamp counter, in kHz */
+    p.arch.hasGlobalInt32Atomics = 1;
+    p.arch.hasGlobalFloatAtomicExch = 1;
+    p.arch.hasSharedInt32Atomics = 1;
+    p.arch.hasSharedFloatAtomicExch = 1;
+    p.arch.hasFloatAtomicAdd = 1;
+    p.arch.hasGlobalInt64Atomics = 1;
+    p.arch.hasSharedInt64Atomics = 1;
+    p.arch.hasDoubles = 1;
+    p.arch.hasWarpVote = 1;
+    p.arch.hasWarpBallot = 1;
+    p.arch.hasWarpShuffle = 1;
+    p.arch.hasThreadFenceSystem = 1;
+    p.arch.has3dGrid = 1;
+    p.concurrentKernels = 1;
+    p.pciDomainID = 0;
+    p.pciBusID = (int)d->pci_bus_id;
+    p.pciDeviceID = 0;
+    p.maxSharedMemoryPerMultiProcessor = d->lds_size;
+    p.canMapHostMemory = 1;
+    /* hipamd's gcnArch: major*100 + minor*10 + stepping (gfx90a -> 910) */
+    p.gcnArch = p.major * 100 + p.minor * 10 + (int)(d->gfx_version % 100);
+    snprintf(p.gcnArchName, sizeof p.gcnArchName, "%s", d->arch);
+    p.cooperativeLaunch = 1;
+    p.cooperativeMultiDeviceLaunch = 1;
+    p.cooperativeMultiDeviceUnmatchedFunc = 1;
+    p.cooperativeMultiDeviceUnmatchedGridDim = 1;
+    p.cooperativeMultiDeviceUnmatchedBlockDim = 1;
+    p.cooperativeMultiDeviceUnmatchedSharedMem = 1;
+    p.maxTexture1DLinear = int32_max;
+    p.maxTexture1D = 16384;
+    p.maxTexture2D[0] = p.maxTexture2D[1] = 16384;
+    p.maxTexture3D[0] = p.maxTexture3D[1] = p.maxTexture3D[2] = 2048;
+    p.memPitch = (size_t)int32_max;
+    p.textureAlignment = 256;
+    p.texturePitchAlignment = 256;
+    p.ECCEnabled = d->sramecc;
+    p.isLargeBar = 1;
+    p.managedMemory = 1;
+    p.concurrentManagedAccess = 1;
+    p.pageableMemoryAccess = d->xnack;
+    *props = p;
+    return hipSuccess;
+}
+
+/* ---- API ------------------------------------------------------------- */
+
+hipError_t hipGetDeviceCount(int *n) {
+    hip_init_quiet();
+    if (!n) HIP_RETURN(hipErrorInvalidValue);
+    *n = count;
+    HIP_RETURN(count < 1 ? hipErrorNoDevice : hipSuccess);
+}
+
+hipError_t hipDeviceGet(hipDevice_t *device, int ordinal) {
+    HIP_INIT_API();
+    if (ordinal < 0 || ordinal >= count || !device) HIP_RETURN(hipErrorInvalidDevice);
+    *device = ordinal;
+    HIP_RETURN(hipSuccess);
+}
+
+hipError_t hipSetDevice(int device) {
+    HIP_INIT_API();
+    if (device < 0 || device >= count) HIP_RETURN(hipErrorInvalidDevice);
+    hip_tls()->device = device;
+    HIP_RETURN(hipSuccess);
+}
+
+hipError_t hipGetDevice(int *device) {
+    HIP_INIT_API();
+    if (!device) HIP_RETURN(hipErrorInvalidValue);
+    *device = hip_current_dev()->id;
+    HIP_RETURN(hipSuccess);
+}
+
+hipError_t hipGetDeviceProperties(hipDeviceProp_t *props, int device) {
+    HIP_INIT_API();
+    HIP_RETURN(hip_get_properties(props, device));
+}
+
+hipError_t hipDeviceGetName(char *name, int len, hipDevice_t device) {
+    HIP_INIT_API();
+    hip_dev_t *dev = hip_dev(device);
+    if (!dev) HIP_RETURN(hipErrorInvalidDevice);
+    if (!name || len <= 0) HIP_RETURN(hipErrorInvalidValue);
+    size_t n = strlen(dev->info->name);
+    if (n > (size_t)len - 1) HIP_RETURN(hipErrorInvalidValue);
+    memcpy(name, dev->info->name, n + 1);
+    HIP_RETURN(hipSuccess);
+}
+
+hipError_t hipDeviceGetUuid(hipUUID *uuid, hipDevice_t device) {
+    HIP_INIT_API();
+    hip_dev_t *dev = hip_dev(device);
+    if (!dev) HIP_RETURN(hipErrorInvalidDevice);
+    if (!uuid) HIP_RETURN(hipErrorInvalidValue);
+    /* ROCm's uuid is the agent's "GPU-<16 hex digits>" string, first 16 bytes */
+    char text[32];
+    snprintf(text, sizeof text, "GPU-%08x%08x", dev->info->chip_id, (unsigned)dev->info->physical);
+    memcpy(uuid->bytes, text, sizeof uuid->bytes);
+    HIP_RETURN(hipSuccess);
+}
+
+hipError_t hipDeviceTotalMem(size_t *bytes, hipDevice_t device) {
+    HIP_INIT_API();
+    hip_dev_t *dev = hip_dev(device);
+    if (!dev) HIP_RETURN(hipErrorInvalidDevice);
+    if (!bytes) HIP_RETURN(hipErrorInvalidValue);
+    *bytes = dev->info->global_mem_size;
+    HIP_RETURN(hipSuccess);
+}
+
+hipError_t hipDeviceComputeCapability(int *major, int *minor, hipDevice_t device) {
+    HIP_INIT_API();
+    hip_dev_t *dev = hip_dev(device);
+    if (!dev) HIP_RETURN(hipErrorInvalidDevice);
+    if (!major || !minor) HIP_RETURN(hipErrorInvalidValue);
+    *major = (int)(dev->info->gfx_version / 10000);
+    *minor = (int)(dev->info->gfx_version / 100 % 100);
+    HIP_RETURN(hipSuccess);
+}
+
+hipError_t hipDeviceGetPCIBusId(char *pciBusId, int len, int device) {
+    HIP_INIT_API();
+    hip_dev_t *dev = hip_dev(device);
+    if (!dev) HIP_RETURN(hipErrorInvalidDevice);
+    if (!pciBusId || len <= 0) HIP_RETURN(hipErrorInvalidValue);
+    snprintf(pciBusId, (size_t)len, "%04x:%02x:%02x.0", 0u, dev->info->pci_bus_id, 0u);
+    HIP_RETURN(hipSuccess);
+}
+
+hipError_t hipDeviceGetByPCIBusId(int *device, const char *pciBusId) {
+    HIP_INIT_API();
+    if (!device || !pciBusId) HIP_RETURN(hipErrorInvalidValue);
+    unsigned domain, bus, dev;
+    if (sscanf(pciBusId, "%04x:%02x:%02x", &domain, &bus, &dev) == 3) {
+        for (int i = 0; i < count; i++) {
+            if (domain == 0 && dev == 0 && bus == devices[i].info->pci_bus_id) {
+                *device = i;
+                HIP_RETURN(hipSuccess);
+            }
+        }
+    }
+    HIP_RETURN(hipErrorInvalidValue);
+}
+
+hipError_t hipDeviceGetLimit(size_t *pValue, enum hipLimit_t limit) {
+    HIP_INIT_API();
+    if (!pValue) HIP_RETURN(hipErrorInvalidValue);
+    if (limit != hipLimitMallocHeapSize) HIP_RETURN(hipErrorUnsupportedLimit);
+    *pValue = hip_current_dev()->info->global_mem_size;
+    HIP_RETURN(hipSuccess);
+}
+
+hipError_t hipDeviceGetCacheConfig(hipFuncCache_t *cacheConfig) {
+    HIP_INIT_API();
+    if (!cacheConfig) HIP_RETURN(hipErrorInvalidValue);
+    *cacheConfig = hipFuncCachePreferNone;
+    HIP_RETURN(hipSuccess);
+}
+
+hipError_t hipDeviceSetCacheConfig(hipFuncCache_t cacheConfig) {
+    (void)cacheConfig;
+    HIP_INIT_API();
+    HIP_RETURN(hipSuccess);
+}
+
+hipError_t hipDeviceGetSharedMemConfig(hipSharedMemConfig *pConfig) {
+    HIP_INIT_API();
+    if (!pConfig) HIP_RETURN(hipErrorInvalidValue);
+    *pConfig = hipSharedMemBankSizeFourByte;
+    HIP_RETURN(hipSuccess);
+}
+
+hipError_t hipDeviceSetSharedMemConfig(hipSharedMemConfig config) {
+    (void)config;
+    HIP_INIT_API();
+    HIP_RETURN(hipSuccess);
+}
+
+hipError_t hipGetDeviceFlags(unsigned int *flags) {
+    HIP_INIT_API();
+    if (!flags) HIP_RETURN(hipErrorInvalidValue);
+    *flags = hip_current_dev()->flags;
+    HIP_RETURN(hipSuccess);
+}
+
+hipError_t hipSetDeviceFlags(unsigned flags) {
+    HIP_INIT_API();
+    const unsigned supported = hipDeviceScheduleMask | hipDeviceMapHost | hipDeviceLmemResizeToMax;
+    if (flags & ~supported) HIP_RETURN(hipErrorInvalidValue);
+    hip_current_dev()->flags = flags & hipDeviceScheduleMask;
+    HIP_RETURN(hipSuccess);
+}
+
+hipError_t hipDeviceSynchronize(void) {
+    HIP_INIT_API();
+    HIP_RETURN_ONFAIL(hip_capture_check_device_sync());
+    hip_device_sync(hip_current_dev()->id);
+    HIP_RETURN(hipSuccess);
+}
+
+static bool device_memory_of(const stub_alloc_t *a, void *ctx) {
+    /* module globals (tagged) belong to their module and live until unload */
+    return a->kind == STUB_MEM_DEVICE && a->device == *(int *)ctx && a->tag == NULL;
+}
+
+/* hipamd: destroy the device's streams, purge its memory objects, reset its
+ * flags.  Events, host memory and modules survive. */
+hipError_t hipDeviceReset(void) {
+    HIP_INIT_API();
+    hip_dev_t *dev = hip_current_dev();
+    hip_stream_destroy_device(dev->id);
+    hip_device_sync(dev->id);
+    stub_mem_release_where(device_memory_of, &dev->id);
+    dev->flags = hipDeviceScheduleSpin;
+    HIP_RETURN(hipSuccess);
+}
+
+hipError_t hipDriverGetVersion(int *driverVersion) {
+    hip_init_quiet();
+    if (!driverVersion) HIP_RETURN(hipErrorInvalidValue);
+    *driverVersion = HIP_VERSION;
+    HIP_RETURN(hipSuccess);
+}
+
+hipError_t hipRuntimeGetVersion(int *runtimeVersion) {
+    hip_init_quiet();
+    if (!runtimeVersion) HIP_RETURN(hipErrorInvalidValue);
+    *runtimeVersion = HIP_VERSION;
+    HIP_RETURN(hipSuccess);
+}
+
+/* ---- peers (hipamd hip_peer.cpp) -------------------------------------- */
+
+/* Every stub device reaches every other one (one XGMI hive). */
+static hipError_t can_access_peer(int *can, int device, int peer) {
+    if (!can) return hipErrorInvalidValue;
+    if (device == peer) {
+        *can = 0;
+        return hipSuccess;
+    }
+    if (!hip_dev(device) || !hip_dev(peer)) return hipErrorInvalidDevice;
+    *can = 1;
+    return hipSuccess;
+}
+
+hipError_t hipDeviceCanAccessPeer(int *canAccessPeer, int deviceId, int peerDeviceId) {
+    HIP_INIT_API();
+    HIP_RETURN(can_access_peer(canAccessPeer, deviceId, peerDeviceId));
+}
+
+hipError_t hipDeviceEnablePeerAccess(int peerDeviceId, unsigned int flags) {
+    HIP_INIT_API();
+    hip_dev_t *dev = hip_current_dev();
+    int can = 0;
+    if (flags != 0) HIP_RETURN(hipErrorInvalidValue);
+    if (can_access_peer(&can, dev->id, peerDeviceId) != hipSuccess || !can)
+        HIP_RETURN(hipErrorInvalidDevice);
+    pthread_mutex_lock(&dev->lock);
+    hipError_t status = hipSuccess;
+    if (dev->peers & (1ull << peerDeviceId)) status = hipErrorPeerAccessAlreadyEnabled;
+    dev->peers |= 1ull << peerDeviceId;
+    pthread_mutex_unlock(&dev->lock);
+    HIP_RETURN(status);
+}
+
+hipError_t hipDeviceDisablePeerAccess(int peerDeviceId) {
+    HIP_INIT_API();
+    hip_dev_t *dev = hip_current_dev();
+    int can = 0;
+    if (can_access_peer(&can, dev->id, peerDeviceId) != hipSuccess || !can)
+        HIP_RETURN(hipErrorInvalidDevice);
+    pthread_mutex_lock(&dev->lock);
+    hipError_t status = hipSuccess;
+    if (!(dev->peers & (1ull << peerDeviceId))) status = hipErrorPeerAccessNotEnabled;
+    dev->peers &= ~(1ull << peerDeviceId);
+    pthread_mutex_unlock(&dev->lock);
+    HIP_RETURN(status);
+}

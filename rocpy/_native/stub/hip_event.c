@@ -1,0 +1,185 @@
+/* Events (hipamd hip_event.cpp, hip_event.hpp).  A record is a marker op on
+ * the stream; its completion time is the event's timestamp.  An event never
+ * recorded is complete (query and synchronize succeed) but has no time
+ * (hipEventElapsedTime: hipErrorInvalidHandle).  Destroyed handles are
+ * refused with hipErrorContextIsDestroyed, as ROCm/clr's event set does for
+ * hipEventDestroy (5.2 dereferenced them). */
+#include "hip_internal.h"
+
+static hip_registry_t events = HIP_REGISTRY_INIT;
+
+hipError_t hip_event_resolve(hipEvent_t handle, struct ihipEvent_t **out) {
+    if (!handle) return hipErrorInvalidHandle;
+    if (!hip_registry_contains(&events, handle)) return hipErrorContextIsDestroyed;
+    *out = handle;
+    return hipSuccess;
+}
+
+/* hipEventInterprocess only together with hipEventDisableTiming (ROCm/clr;
+ * 5.2 accepted it alone), at most one release flag. */
+static hipError_t event_create(hipEvent_t *event, unsigned flags) {
+    const unsigned release = hipEventReleaseToDevice | hipEventReleaseToSystem;
+    const unsigned supported = hipEventDefault | hipEventBlockingSync | hipEventDisableTiming |
+                               hipEventInterprocess | release;
+    if ((flags & ~supported) || (flags & release) == release ||
+        ((flags & hipEventInterprocess) && !(flags & hipEventDisableTiming)))
+        return hipErrorInvalidValue;
+    struct ihipEvent_t *e = calloc(1, sizeof *e);
+    if (!e) return hipErrorOutOfMemory;
+    e->magic = HIP_MAGIC_EVENT;
+    e->flags = flags;
+    e->device = hip_current_dev()->id;
+    pthread_mutex_init(&e->lock, NULL);
+    if (!hip_registry_add(&events, e)) {
+        free(e);
+        return hipErrorOutOfMemory;
+    }
+    *event = e;
+    return hipSuccess;
+}
+
+hipError_t hipEventCreateWithFlags(hipEvent_t *event, unsigned flags) {
+    HIP_INIT_API();
+    if (!event) HIP_RETURN(hipErrorInvalidValue);
+    HIP_RETURN(event_create(event, flags));
+}
+
+hipError_t hipEventCreate(hipEvent_t *event) {
+    HIP_INIT_API();
+    if (!event) HIP_RETURN(hipErrorInvalidValue);
+    HIP_RETURN(event_create(event, hipEventDefault));
+}
+
+hipError_t hipEventDestroy(hipEvent_t event) {
+    HIP_INIT_API();
+    if (!event) HIP_RETURN(hipErrorInvalidHandle);
+    if (!hip_registry_remove(&events, event)) HIP_RETURN(hipErrorContextIsDestroyed);
+    hip_capture_event_gone(event);
+    hip_op_unref(event->rec);   /* a pending record still completes */
+    hip_ptrvec_free(&event->capture_nodes);
+    pthread_mutex_destroy(&event->lock);
+    event->magic = 0;
+    free(event);
+    HIP_RETURN(hipSuccess);
+}
+
+static hip_op_t *last_record(struct ihipEvent_t *e, uint64_t *stream_id) {
+    pthread_mutex_lock(&e->lock);
+    hip_op_t *rec = hip_op_ref(e->rec);
+    if (stream_id) *stream_id = e->rec_stream;
+    pthread_mutex_unlock(&e->lock);
+    return rec;
+}
+
+hipError_t hip_event_record_on(struct ihipEvent_t *e, hip_stream_t *s) {
+    hip_op_t *op = hip_op_new(NULL, 0);
+    if (!op) return hipErrorOutOfMemory;
+    hip_capture_event_gone(e);
+    pthread_mutex_lock(&e->lock);
+    hip_op_unref(e->rec);
+    e->rec = hip_op_ref(op);
+    e->rec_stream = s->id;
+    pthread_mutex_unlock(&e->lock);
+    hip_stream_submit(s, op);
+    return hipSuccess;
+}
+
+/* hipamd's Event::streamWait: nothing to do for an event never recorded,
+ * already complete, or recorded on the same stream. */
+void hip_event_wait_on(struct ihipEvent_t *e, hip_stream_t *s) {
+    uint64_t on;
+    hip_op_t *rec = last_record(e, &on);
+    if (rec && !hip_op_done(rec) && on != s->id) {
+        hip_op_t *op = hip_op_new(NULL, 0);
+        if (!op || !hip_op_add_dep(op, rec)) stub_abort("hipStreamWaitEvent", "out of memory");
+        hip_stream_submit(s, op);
+    }
+    hip_op_unref(rec);
+}
+
+hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream) {
+    HIP_INIT_API();
+    hip_stream_t *s;
+    bool capturing;
+    struct ihipEvent_t *e;
+    HIP_RETURN_ONFAIL(hip_stream_begin_op(stream, &s, &capturing));
+    HIP_RETURN_ONFAIL(hip_event_resolve(event, &e));
+    if (capturing) HIP_RETURN(hip_capture_event_record(e, s));
+    if (e->device != s->device) HIP_RETURN(hipErrorInvalidHandle);
+    HIP_RETURN(hip_event_record_on(e, s));
+}
+
+hipError_t hipEventQuery(hipEvent_t event) {
+    HIP_INIT_API();
+    struct ihipEvent_t *e;
+    HIP_RETURN_ONFAIL(hip_event_resolve(event, &e));
+    HIP_RETURN_ONFAIL(hip_capture_event_check(e));
+    hip_op_t *rec = last_record(e, NULL);
+    hipError_t status = !rec || hip_op_done(rec) ? hipSuccess : hipErrorNotReady;
+    hip_op_unref(rec);
+    HIP_RETURN(status);
+}
+
+hipError_t hipEventSynchronize(hipEvent_t event) {
+    HIP_INIT_API();
+    struct ihipEvent_t *e;
+    HIP_RETURN_ONFAIL(hip_event_resolve(event, &e));
+    HIP_RETURN_ONFAIL(hip_capture_event_check(e));
+    hip_op_t *rec = last_record(e, NULL);
+    if (rec) hip_op_wait(rec);
+    hip_op_unref(rec);
+    HIP_RETURN(hipSuccess);
+}
+
+static hipError_t elapsed(float *ms, struct ihipEvent_t *a, struct ihipEvent_t *b) {
+    hip_op_t *ra = last_record(a, NULL), *rb = last_record(b, NULL);
+    hipError_t status = hipSuccess;
+    if (!ra || !rb || ((a->flags | b->flags) & hipEventDisableTiming))
+        status = hipErrorInvalidHandle;
+    else if (!hip_op_done(ra) || !hip_op_done(rb))
+        status = hipErrorNotReady;
+    else
+        *ms = (float)((double)((int64_t)rb->end_ns - (int64_t)ra->end_ns) / 1e6);
+    hip_op_unref(ra);
+    hip_op_unref(rb);
+    return status;
+}
+
+hipError_t hipEventElapsedTime(float *ms, hipEvent_t start, hipEvent_t stop) {
+    HIP_INIT_API();
+    if (!ms) HIP_RETURN(hipErrorInvalidValue);
+    if (!start || !stop) HIP_RETURN(hipErrorInvalidHandle);
+    struct ihipEvent_t *a, *b;
+    HIP_RETURN_ONFAIL(hip_event_resolve(start, &a));
+    HIP_RETURN_ONFAIL(hip_event_resolve(stop, &b));
+    if (a->device != b->device) HIP_RETURN(hipErrorInvalidHandle);
+    HIP_RETURN(elapsed(ms, a, b));
+}
+
+/* 5.2's order: a captured event joins the capture; then the handle, the
+ * flags and the stream are checked and the wait is enqueued. */
+static hipError_t stream_wait_event(hipStream_t stream, hipEvent_t event, unsigned int flags) {
+    struct ihipEvent_t *e;
+    hipError_t status = hip_event_resolve(event, &e);
+    if (status != hipSuccess) return status;
+    hip_stream_t *s;
+    status = hip_stream_resolve(stream, &s);
+    hipError_t joined;
+    if (status == hipSuccess && hip_capture_event_wait(e, s, &joined)) return joined;
+    if (flags != 0) return hipErrorInvalidValue;
+    bool capturing;
+    status = hip_stream_begin_op(stream, &s, &capturing);
+    if (status != hipSuccess) return status;
+    hip_event_wait_on(e, s);
+    return hipSuccess;
+}
+
+hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags) {
+    HIP_INIT_API();
+    HIP_RETURN(stream_wait_event(stream, event, flags));
+}
+
+hipError_t hipStreamWaitEvent_spt(hipStream_t stream, hipEvent_t event, unsigned int flags) {
+    HIP_INIT_API();
+    HIP_RETURN(stream_wait_event(stream ? stream : hipStreamPerThread, event, flags));
+}

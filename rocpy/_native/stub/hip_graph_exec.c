@@ -1,0 +1,180 @@
+/* Executable graphs (hipamd hip_graph.cpp: hipGraphInstantiate,
+ * hipGraphLaunch).  Instantiation copies the nodes' parameters in a
+ * topological order (creation order among ready nodes); a launch enqueues
+ * them in that order on the stream, which keeps every dependency. */
+#include <string.h>
+
+#include "hip_graph.h"
+
+struct hipGraphExec {
+    uint32_t magic;
+    size_t n;
+    struct hipGraphNode *nodes;       /* parameter copies, topological order */
+};
+
+static hip_registry_t execs = HIP_REGISTRY_INIT;
+
+static void exec_free(struct hipGraphExec *x) {
+    for (size_t i = 0; i < x->n; i++) hip_node_release_params(&x->nodes[i]);
+    free(x->nodes);
+    x->magic = 0;
+    free(x);
+}
+
+/* Kahn's algorithm; false if the graph has a cycle. */
+static bool topo_order(struct ihipGraph *g, struct hipGraphNode **order) {
+    size_t n = g->nodes.n, done = 0;
+    size_t *pending = calloc(n ? n : 1, sizeof *pending);
+    bool *taken = calloc(n ? n : 1, sizeof *taken);
+    bool ok = pending && taken;
+    for (size_t i = 0; ok && i < n; i++) pending[i] = ((struct hipGraphNode *)g->nodes.v[i])->deps.n;
+    while (ok && done < n) {
+        size_t pick = n;
+        for (size_t i = 0; i < n && pick == n; i++)
+            if (!taken[i] && pending[i] == 0) pick = i;
+        if (pick == n) {
+            ok = false;
+            break;
+        }
+        struct hipGraphNode *node = g->nodes.v[pick];
+        taken[pick] = true;
+        order[done++] = node;
+        for (size_t j = 0; j < node->outs.n; j++)
+            for (size_t k = 0; k < n; k++)
+                if (g->nodes.v[k] == node->outs.v[j]) pending[k]--;
+    }
+    free(pending);
+    free(taken);
+    return ok;
+}
+
+static hipError_t instantiate(hipGraphExec_t *pExec, hipGraph_t graph) {
+    if (!pExec || !graph || !hip_graph_valid(graph)) return hipErrorInvalidValue;
+    struct hipGraphExec *x = calloc(1, sizeof *x);
+    if (!x) return hipErrorOutOfMemory;
+    pthread_mutex_lock(&graph->lock);
+    size_t n = graph->nodes.n;
+    struct hipGraphNode **order = malloc((n ? n : 1) * sizeof *order);
+    x->nodes = calloc(n ? n : 1, sizeof *x->nodes);
+    hipError_t status = order && x->nodes ? hipSuccess : hipErrorOutOfMemory;
+    if (status == hipSuccess && !topo_order(graph, order)) status = hipErrorInvalidValue;
+    for (size_t i = 0; status == hipSuccess && i < n; i++) {
+        status = hip_node_copy_params(order[i], &x->nodes[i]);
+        if (status == hipSuccess) x->n++;
+    }
+    pthread_mutex_unlock(&graph->lock);
+    free(order);
+    x->magic = HIP_MAGIC_EXEC;
+    if (status == hipSuccess && !hip_registry_add(&execs, x)) status = hipErrorOutOfMemory;
+    if (status != hipSuccess) {
+        exec_free(x);
+        return status;
+    }
+    *pExec = x;
+    return hipSuccess;
+}
+
+hipError_t hipGraphInstantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph,
+                               hipGraphNode_t *pErrorNode, char *pLogBuffer, size_t bufferSize) {
+    (void)pErrorNode;
+    (void)pLogBuffer;
+    (void)bufferSize;
+    HIP_INIT_API();
+    HIP_RETURN(instantiate(pGraphExec, graph));
+}
+
+hipError_t hipGraphInstantiateWithFlags(hipGraphExec_t *pGraphExec, hipGraph_t graph,
+                                        unsigned long long flags) {
+    HIP_INIT_API();
+    if (!pGraphExec || !graph) HIP_RETURN(hipErrorInvalidValue);
+    if (flags != 0 && flags != hipGraphInstantiateFlagAutoFreeOnLaunch)
+        HIP_RETURN(hipErrorInvalidValue);
+    HIP_RETURN(instantiate(pGraphExec, graph));
+}
+
+hipError_t hipGraphExecDestroy(hipGraphExec_t graphExec) {
+    HIP_INIT_API();
+    if (!graphExec || !hip_registry_remove(&execs, graphExec)) HIP_RETURN(hipErrorInvalidValue);
+    exec_free(graphExec);
+    HIP_RETURN(hipSuccess);
+}
+
+/* ---- launch ----------------------------------------------------------- */
+
+static void run_host(hip_op_t *op) {
+    hipHostNodeParams *p = HIP_OP_DATA(op, hipHostNodeParams);
+    p->fn(p->userData);
+}
+
+static hipError_t enqueue_node(hip_stream_t *s, struct hipGraphNode *n) {
+    hip_op_t *op = NULL;
+    hipError_t status = hipSuccess;
+    struct ihipEvent_t *e;
+    switch (n->type) {
+    case hipGraphNodeTypeKernel:
+        return hip_launch_enqueue(s, &n->p.kernel);
+    case hipGraphNodeTypeMemcpy:
+        status = hip_memcpy3d_op(&n->p.copy, &op);
+        break;
+    case hipGraphNodeTypeMemcpy1D:
+        if (n->p.copy1d.count) op = hip_copy_op(n->p.copy1d.dst, n->p.copy1d.src, n->p.copy1d.count);
+        if (n->p.copy1d.count && !op) status = hipErrorOutOfMemory;
+        break;
+    case hipGraphNodeTypeMemset: {
+        const hipMemsetParams *m = &n->p.memset;
+        if (m->width) op = hip_fill_op(m->dst, m->value, m->elementSize, m->width, m->height, m->pitch);
+        if (m->width && !op) status = hipErrorOutOfMemory;
+        break;
+    }
+    case hipGraphNodeTypeHost:
+        op = hip_op_new(run_host, sizeof(hipHostNodeParams));
+        if (!op) return hipErrorOutOfMemory;
+        *HIP_OP_DATA(op, hipHostNodeParams) = n->p.host;
+        break;
+    case hipGraphNodeTypeEventRecord:
+        if (hip_event_resolve(n->p.event, &e) == hipSuccess) return hip_event_record_on(e, s);
+        break;
+    case hipGraphNodeTypeWaitEvent:
+        if (hip_event_resolve(n->p.event, &e) == hipSuccess) hip_event_wait_on(e, s);
+        break;
+    default:
+        break;
+    }
+    if (op) hip_stream_submit(s, op);
+    return status;
+}
+
+/* A launch the stub cannot run fails before anything is enqueued. */
+static hipError_t check_kernels(const struct hipGraphExec *x) {
+    for (size_t i = 0; i < x->n; i++) {
+        rocpy_stub_kernel_fn fn;
+        void *user;
+        if (x->nodes[i].type == hipGraphNodeTypeKernel &&
+            !stub_kernel_lookup(x->nodes[i].p.kernel.name, &fn, &user))
+            return hipErrorLaunchFailure;
+    }
+    return hipSuccess;
+}
+
+static hipError_t launch(hipGraphExec_t graphExec, hipStream_t stream) {
+    if (!graphExec || !hip_stream_valid(stream) || !hip_registry_contains(&execs, graphExec))
+        return hipErrorInvalidValue;
+    hip_stream_t *s;
+    bool capturing;
+    hipError_t status = hip_stream_begin_op(stream, &s, &capturing);
+    if (status != hipSuccess) return status;
+    /* launching into a capture would need child-graph nodes: not simulated */
+    if (capturing) {
+        hip_capture_invalidate(s);
+        return hipErrorStreamCaptureUnsupported;
+    }
+    status = check_kernels(graphExec);
+    for (size_t i = 0; status == hipSuccess && i < graphExec->n; i++)
+        status = enqueue_node(s, &graphExec->nodes[i]);
+    return status;
+}
+
+hipError_t hipGraphLaunch(hipGraphExec_t graphExec, hipStream_t stream) {
+    HIP_INIT_API();
+    HIP_RETURN(launch(graphExec, stream));
+}

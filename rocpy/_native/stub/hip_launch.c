@@ -1,0 +1,204 @@
+/* Kernel launches (hipamd hip_module.cpp ihipLaunchKernel_validate /
+ * ihipModuleLaunchKernel, ROCclr's kernarg setup).
+ *
+ * Arguments are packed by the metadata's explicit argument offsets and sizes
+ * into a kernarg segment; hidden arguments are filled as ROCclr fills them.
+ * A launch runs the kernel's registered emulation on the stream's worker
+ * with grid = gridDim * blockDim work-items.  A kernel the stub has no
+ * emulation for fails the launch call with hipErrorLaunchFailure (nothing is
+ * enqueued; no error is left behind for later calls).  An emulation that
+ * reports a fault aborts the process, as ROCclr does on a GPU memory fault. */
+#include <stdio.h>
+#include <string.h>
+
+#include "hip_internal.h"
+#include "stub_codeobject.h"
+
+static void put(unsigned char *buf, const stub_co_arg_t *a, uint64_t value) {
+    size_t n = a->size < sizeof value ? a->size : sizeof value;
+    memcpy(buf + a->offset, &value, n);   /* little endian: the low bytes */
+}
+
+static void fill_hidden(unsigned char *buf, const stub_co_arg_t *a, const uint32_t global[3],
+                        const uint32_t block[3], uint32_t dynamic_lds) {
+    static const char *const dims = "xyz";
+    const char *k = a->value_kind;
+    size_t len = strlen(k);
+    int d = len ? (int)(strchr(dims, k[len - 1]) ? strchr(dims, k[len - 1]) - dims : -1) : -1;
+    if (d >= 0 && strncmp(k, "hidden_block_count_", 19) == 0)
+        put(buf, a, (global[d] + block[d] - 1) / block[d]);
+    else if (d >= 0 && strncmp(k, "hidden_group_size_", 18) == 0)
+        put(buf, a, block[d]);
+    else if (d >= 0 && strncmp(k, "hidden_remainder_", 17) == 0)
+        put(buf, a, global[d] % block[d]);
+    else if (strcmp(k, "hidden_grid_dims") == 0)
+        put(buf, a, 3);   /* hipamd's NDRange always has three dimensions */
+    else if (strcmp(k, "hidden_dynamic_lds_size") == 0)
+        put(buf, a, dynamic_lds);
+    /* global offsets, queue and heap pointers stay 0 */
+}
+
+static hipError_t pack(const stub_co_kernel_t *k, void **params, void **extra, hip_launch_t *out,
+                       const uint32_t global[3], const uint32_t block[3], uint32_t dynamic_lds) {
+    const unsigned char *extra_buf = NULL;
+    size_t extra_size = 0;
+    if (extra) {
+        if (extra[0] != HIP_LAUNCH_PARAM_BUFFER_POINTER || extra[2] != HIP_LAUNCH_PARAM_BUFFER_SIZE ||
+            extra[4] != HIP_LAUNCH_PARAM_END)
+            return hipErrorNotInitialized;
+        extra_buf = extra[1];
+        extra_size = extra[3] ? *(size_t *)extra[3] : 0;
+    }
+    size_t size = k->kernarg_segment_size, explicit_args = 0;
+    for (uint32_t i = 0; i < k->num_args; i++) {
+        const stub_co_arg_t *a = &k->args[i];
+        if (a->offset + a->size > size) size = a->offset + a->size;
+        if (a->kind != STUB_ARG_HIDDEN) explicit_args++;
+    }
+    if (explicit_args && !params && !extra) return hipErrorInvalidValue;
+    out->kernarg = calloc(1, size ? size : 1);
+    if (!out->kernarg) return hipErrorOutOfMemory;
+    out->kernarg_size = size;
+    size_t next = 0;
+    for (uint32_t i = 0; i < k->num_args; i++) {
+        const stub_co_arg_t *a = &k->args[i];
+        if (a->kind == STUB_ARG_HIDDEN) {
+            fill_hidden(out->kernarg, a, global, block, dynamic_lds);
+        } else if (params) {
+            memcpy(out->kernarg + a->offset, params[next++], a->size);
+        } else if (extra_buf) {
+            /* hipamd reads past a short buffer; the stub refuses it */
+            if (a->offset + a->size > extra_size) {
+                hip_launch_release(out);
+                return hipErrorInvalidValue;
+            }
+            memcpy(out->kernarg + a->offset, extra_buf + a->offset, a->size);
+        }
+    }
+    return hipSuccess;
+}
+
+hipError_t hip_launch_prepare(hipFunction_t f, const uint32_t global[3], const uint32_t block[3],
+                              uint32_t shared_bytes, void **params, void **extra, int device,
+                              hip_launch_t *out) {
+    memset(out, 0, sizeof *out);
+    if (!f) return hipErrorInvalidImage;
+    if (params && extra) return hipErrorInvalidValue;
+    for (int i = 0; i < 3; i++)
+        if (!global[i] || !block[i]) return hipErrorInvalidValue;
+    uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
+    if (threads > 1024) return hipErrorInvalidConfiguration;
+    struct ihipModuleSymbol_t *sym;
+    if (hip_function_resolve(f, &sym) != hipSuccess) return hipErrorInvalidDeviceFunction;
+    const stub_co_kernel_t *k = sym->kernel;
+    if (k->max_flat_workgroup_size && threads > k->max_flat_workgroup_size)
+        return hipErrorLaunchFailure;
+    /* ROCclr refuses more LDS than the device has when capturing the args */
+    if ((uint64_t)k->group_segment_fixed_size + shared_bytes > hip_dev(device)->info->lds_size)
+        return hipErrorOutOfMemory;
+    hipError_t status = pack(k, params, extra, out, global, block, shared_bytes);
+    if (status != hipSuccess) return status;
+    snprintf(out->name, sizeof out->name, "%s", k->name);
+    memcpy(out->grid, global, sizeof out->grid);
+    memcpy(out->block, block, sizeof out->block);
+    out->group_segment = k->group_segment_fixed_size + shared_bytes;
+    out->device = device;
+    return hipSuccess;
+}
+
+void hip_launch_release(hip_launch_t *l) {
+    free(l->kernarg);
+    l->kernarg = NULL;
+}
+
+hipError_t hip_launch_copy(const hip_launch_t *src, hip_launch_t *dst) {
+    *dst = *src;
+    dst->kernarg = malloc(src->kernarg_size ? src->kernarg_size : 1);
+    if (!dst->kernarg) return hipErrorOutOfMemory;
+    memcpy(dst->kernarg, src->kernarg, src->kernarg_size);
+    return hipSuccess;
+}
+
+static void run_kernel(hip_op_t *op) {
+    hip_launch_t *l = HIP_OP_DATA(op, hip_launch_t);
+    rocpy_stub_dispatch_t d = {l->name, l->kernarg, l->kernarg_size,
+                               {l->grid[0], l->grid[1], l->grid[2]},
+                               {l->block[0], l->block[1], l->block[2]},
+                               l->group_segment, l->device};
+    if (stub_fault_fire(ROCPY_STUB_FAULT_MEMORY_FAULT))
+        stub_abort("hipModuleLaunchKernel",
+                   "Memory access fault by GPU node-%d on kernel %s (injected)", l->device, l->name);
+    int rc = stub_kernel_run(&d);
+    if (rc != 0)
+        stub_abort("hipModuleLaunchKernel", "kernel %s failed on device %d (%s %d)", l->name,
+                   l->device, rc < 0 ? "no emulation" : "emulation status", rc);
+}
+
+static void fini_kernel(hip_op_t *op) { free(HIP_OP_DATA(op, hip_launch_t)->kernarg); }
+
+hipError_t hip_launch_enqueue(hip_stream_t *s, const hip_launch_t *l) {
+    rocpy_stub_kernel_fn fn;
+    void *user;
+    if (!stub_kernel_lookup(l->name, &fn, &user)) return hipErrorLaunchFailure;
+    if (stub_fault_fire(ROCPY_STUB_FAULT_QUEUE_ERROR)) return hipErrorLaunchFailure;
+    hip_op_t *op = hip_op_new(run_kernel, sizeof(hip_launch_t));
+    if (!op) return hipErrorOutOfMemory;
+    hip_launch_t *copy = HIP_OP_DATA(op, hip_launch_t);
+    if (hip_launch_copy(l, copy) != hipSuccess) {
+        free(op);
+        return hipErrorOutOfMemory;
+    }
+    op->fini = fini_kernel;
+    hip_stream_submit(s, op);
+    return hipSuccess;
+}
+
+static hipError_t make_launch_node(hipGraph_t g, const hipGraphNode_t *deps, size_t ndeps,
+                                   void *arg, hipGraphNode_t *out) {
+    return hip_make_launch_node(g, deps, ndeps, arg, out);
+}
+
+static hipError_t module_launch(hipFunction_t f, const uint32_t global[3], const uint32_t block[3],
+                                unsigned shared, hipStream_t stream, void **params, void **extra) {
+    hip_stream_t *s;
+    bool capturing;
+    hipError_t status = hip_stream_begin_op(stream, &s, &capturing);
+    if (status != hipSuccess) return status;
+    hip_launch_t l;
+    status = hip_launch_prepare(f, global, block, shared, params, extra, s->device, &l);
+    if (status != hipSuccess) return status;
+    status = capturing ? hip_capture_node(s, make_launch_node, &l) : hip_launch_enqueue(s, &l);
+    hip_launch_release(&l);
+    return status;
+}
+
+hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX, unsigned int gridDimY,
+                                 unsigned int gridDimZ, unsigned int blockDimX,
+                                 unsigned int blockDimY, unsigned int blockDimZ,
+                                 unsigned int sharedMemBytes, hipStream_t stream,
+                                 void **kernelParams, void **extra) {
+    HIP_INIT_API();
+    uint64_t gx = (uint64_t)gridDimX * blockDimX, gy = (uint64_t)gridDimY * blockDimY,
+             gz = (uint64_t)gridDimZ * blockDimZ;
+    if (gx > UINT32_MAX || gy > UINT32_MAX || gz > UINT32_MAX)
+        HIP_RETURN(hipErrorInvalidConfiguration);
+    uint32_t global[3] = {(uint32_t)gx, (uint32_t)gy, (uint32_t)gz};
+    uint32_t block[3] = {blockDimX, blockDimY, blockDimZ};
+    HIP_RETURN(module_launch(f, global, block, sharedMemBytes, stream, kernelParams, extra));
+}
+
+/* No host function is ever registered with the stub (there is no
+ * __hipRegisterFatBinary), so every host pointer is unknown, as an
+ * unregistered one is to hipamd. */
+hipError_t hipLaunchKernel(const void *function_address, dim3 numBlocks, dim3 dimBlocks,
+                           void **args, size_t sharedMemBytes, hipStream_t stream) {
+    (void)function_address;
+    (void)numBlocks;
+    (void)dimBlocks;
+    (void)args;
+    (void)sharedMemBytes;
+    HIP_INIT_API();
+    hip_stream_t *s;
+    HIP_RETURN_ONFAIL(hip_stream_resolve(stream, &s));
+    HIP_RETURN(hipErrorInvalidDeviceFunction);
+}

@@ -1,0 +1,29 @@
+"""The ``rocpy`` command: one subcommand per module in `COMMANDS`.
+
+Each module exposes ``add_parser(subparsers)``, which registers its
+subcommand and sets ``run`` as the parser default, and ``run(args) -> int``.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+from typing import List, Optional
+
+#: Modules providing subcommands, in the order ``--help`` lists them.
+COMMANDS = ("rocpy._cli.inspect",)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand registered."""
+    parser = argparse.ArgumentParser(prog="rocpy", description="rocpy command-line tools")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers.required = True
+    for name in COMMANDS:
+        importlib.import_module(name).add_parser(subparsers)
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Run ``rocpy COMMAND ...``; return the exit status."""
+    args = build_parser().parse_args(argv)
+    return args.run(args)

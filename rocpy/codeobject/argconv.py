@@ -1,0 +1,251 @@
+"""Converters from Python objects to the values of kernel parameters.
+
+`converter_for` picks, once per parameter, a `struct` code and a function
+turning one Python object into the value packed there.  The functions take a
+fast path for the common exact types (``int``, ``float``) and otherwise:
+
+- pointers (global buffers, images, samplers, queues ...): ``int``, None
+  (NULL), any object with an integer ``.ptr`` attribute (rocpy buffers), cffi
+  pointer cdata, or anything with ``__int__``/``__index__``; bools, floats
+  and host arrays are refused;
+- integers: Python ints (range-checked against the parameter's signedness
+  when the metadata gives a type name, else against both signed and unsigned
+  ranges), bools, numpy scalars of exactly the parameter's size (their bytes
+  are copied), and Python floats for untyped 2/4/8-byte parameters (the
+  parameter is then taken to be a half/float/double).  HIP metadata has no
+  type names, so a Python int for a ``float`` parameter packs as an integer:
+  pass a Python float or a numpy scalar there;
+- floats: Python and numpy numbers (numpy scalars must have the parameter's
+  size);
+- structs and vectors by value: bytes-like objects, numpy structured scalars
+  and arrays of exactly the parameter's size.
+
+A converter raises `Reject`; the layout turns that into an exception naming
+the parameter.
+"""
+from __future__ import annotations
+
+import functools
+import numbers
+import operator
+import struct
+from typing import Any, Callable, Optional, Tuple
+
+from .metadata import KernelArg
+
+Converter = Callable[[Any], Any]
+
+_UINT_CODES = {1: "B", 2: "H", 4: "I", 8: "Q"}
+_FLOAT_CODES = {2: "e", 4: "f", 8: "d"}
+_FLOAT_NAMES = {"float": 4, "double": 8, "half": 2, "_Float16": 2, "__fp16": 2,
+                "f16": 2, "f32": 4, "f64": 8}
+_SIGNED_NAMES = {"char", "signed char", "short", "int", "long", "long long", "int8_t",
+                 "int16_t", "int32_t", "int64_t", "ptrdiff_t", "intptr_t", "ssize_t",
+                 "i8", "i16", "i32", "i64"}
+_UNSIGNED_NAMES = {"uchar", "unsigned char", "ushort", "unsigned short", "uint", "unsigned",
+                   "unsigned int", "ulong", "unsigned long", "unsigned long long", "uint8_t",
+                   "uint16_t", "uint32_t", "uint64_t", "size_t", "uintptr_t", "bool", "_Bool",
+                   "u8", "u16", "u32", "u64"}
+
+
+class Reject(Exception):
+    """A converter refused a value; ``is_type`` tells TypeError from ValueError."""
+
+    def __init__(self, message: str, is_type: bool = True) -> None:
+        super().__init__(message)
+        self.is_type = is_type
+
+
+def scalar_type(arg: KernelArg) -> Optional[str]:
+    """``'float'``, ``'signed'``, ``'unsigned'`` or None (unknown) from the type name."""
+    name = arg.type_name or arg.value_type
+    if not name:
+        return None
+    words = [w for w in name.split() if w not in ("const", "volatile", "restrict")]
+    base = " ".join(words)
+    if _FLOAT_NAMES.get(base) == arg.size:
+        return "float"
+    if base in _SIGNED_NAMES:
+        return "signed"
+    if base in _UNSIGNED_NAMES:
+        return "unsigned"
+    return None
+
+
+def converter_for(arg: KernelArg) -> Tuple[str, Converter]:
+    """The `struct` code and converter for one explicit parameter."""
+    size = arg.size
+    if arg.is_pointer and size in _UINT_CODES:
+        return _UINT_CODES[size], _pointer(size)
+    kind = scalar_type(arg)
+    if kind == "float":
+        return _FLOAT_CODES[size], _floating(size)
+    if size in _UINT_CODES:
+        return _UINT_CODES[size], _integer(size, kind)
+    return f"{size}s", _raw(size)
+
+
+def _type_name(x: Any) -> str:
+    t = type(x)
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+
+
+def _is_numpy_like(x: Any) -> bool:
+    return hasattr(x, "dtype") and hasattr(x, "tobytes")
+
+
+def _exact_bytes(x: Any, size: int) -> Optional[bytes]:
+    """The bytes of a numpy value or bytes-like object; None if ``x`` is neither."""
+    numpy_like = _is_numpy_like(x)
+    if numpy_like:
+        nbytes = getattr(x, "nbytes", -1)
+    elif isinstance(x, (bytes, bytearray, memoryview)):
+        nbytes = memoryview(x).nbytes
+    else:
+        return None
+    if nbytes != size:
+        # A numpy scalar of the wrong size is the wrong type (int64 for int32);
+        # an array or bytes of the wrong size is a wrong value.
+        raise Reject(f"{_type_name(x)} of {nbytes} bytes given for a {size}-byte parameter",
+                     is_type=getattr(x, "shape", None) == ())
+    return x.tobytes() if numpy_like else memoryview(x).tobytes()
+
+
+def _is_host_memory(x: Any) -> bool:
+    """True for numpy values and other objects exporting the buffer protocol."""
+    if _is_numpy_like(x):
+        return True
+    try:
+        memoryview(x)
+    except TypeError:
+        return False
+    return True
+
+
+def _address(x: Any, size: int) -> int:
+    """A pointer value from anything pointer-like; Reject otherwise."""
+    if x is None:
+        return 0
+    if isinstance(x, bool) or type(x).__name__ == "bool_":
+        raise Reject(f"expected a pointer, got {_type_name(x)}")
+    ptr = getattr(x, "ptr", None)
+    if ptr is not None:
+        if not isinstance(ptr, numbers.Integral):
+            raise Reject(f"{_type_name(x)}.ptr is {_type_name(ptr)}, not an integer")
+        value = int(ptr)
+    elif type(x).__module__ == "_cffi_backend":
+        value = _cdata_address(x)
+    elif isinstance(x, numbers.Integral):
+        value = operator.index(x)
+    elif hasattr(x, "__int__") and not isinstance(x, numbers.Real) and not _is_host_memory(x):
+        value = int(x)
+    else:
+        raise Reject(f"expected a device pointer (an int, None, an object with an integer "
+                     f".ptr, or a cffi pointer), got {_type_name(x)}")
+    if not 0 <= value < 1 << (8 * size):
+        raise Reject(f"pointer value {value:#x} does not fit in {size} bytes", is_type=False)
+    return value
+
+
+def _cdata_address(x: Any) -> int:
+    try:
+        return int(_ffi().cast("uintptr_t", x))
+    except TypeError:
+        raise Reject(f"cffi object {x!r} is not a pointer") from None
+
+
+@functools.lru_cache(maxsize=1)
+def _ffi() -> Any:
+    """A private FFI instance: casting works on cdata of any FFI."""
+    import cffi
+    return cffi.FFI()
+
+
+def _pointer(size: int) -> Converter:
+    limit = 1 << (8 * size)
+
+    def convert(x: Any) -> int:
+        if type(x) is int and 0 <= x < limit:
+            return x
+        ptr = getattr(x, "ptr", None)  # rocpy buffers: skip the general checks
+        if type(ptr) is int and 0 <= ptr < limit:
+            return ptr
+        return _address(x, size)
+    return convert
+
+
+def _integer(size: int, kind: Optional[str]) -> Converter:
+    bits = 8 * size
+    lo = 0 if kind == "unsigned" else -(1 << (bits - 1))
+    hi = (1 << (bits - 1)) if kind == "signed" else (1 << bits)
+    mask = (1 << bits) - 1
+    what = f"{size}-byte {kind + ' ' if kind else ''}integer"
+
+    def check(value: int) -> int:
+        if lo <= value < hi:
+            return value & mask
+        raise Reject(f"{value} is out of range for a {what} ({lo}..{hi - 1})", is_type=False)
+
+    exact_types = set()  # numpy integer scalar types of this size, seen before
+
+    def convert(x: Any) -> int:
+        if type(x) is int:
+            return check(x)
+        if type(x) in exact_types:
+            return int(x) & mask
+        if isinstance(x, bool):
+            return int(x)
+        data = _exact_bytes(x, size)
+        if data is not None:
+            if getattr(x, "shape", None) == () and x.dtype.kind in "iu":
+                exact_types.add(type(x))
+            return int.from_bytes(data, "little")
+        if isinstance(x, numbers.Integral):
+            return check(operator.index(x))
+        if isinstance(x, numbers.Real) and kind is None and size in _FLOAT_CODES:
+            try:
+                return int.from_bytes(struct.pack("<" + _FLOAT_CODES[size], float(x)), "little")
+            except OverflowError:
+                raise Reject(f"{x!r} does not fit a {size}-byte float", is_type=False) from None
+        if size == 8 and kind is None and (hasattr(x, "ptr") or
+                                           type(x).__module__ == "_cffi_backend"):
+            return _address(x, size)
+        raise Reject(f"expected an integer for a {what}, got {_type_name(x)}")
+    return convert
+
+
+def _floating(size: int) -> Converter:
+    code = "<" + _FLOAT_CODES[size]
+
+    def convert(x: Any) -> float:
+        if type(x) is float:
+            return x
+        if isinstance(x, bool):
+            raise Reject(f"expected a number for a {size}-byte float, got bool")
+        data = _exact_bytes(x, size)
+        if data is not None:
+            return struct.unpack(code, data)[0]
+        if isinstance(x, numbers.Real):
+            try:
+                return float(x)
+            except OverflowError:
+                raise Reject(f"{x!r} does not fit a {size}-byte float", is_type=False) from None
+        raise Reject(f"expected a number for a {size}-byte float, got {_type_name(x)}")
+    return convert
+
+
+def _raw(size: int) -> Converter:
+    def convert(x: Any) -> bytes:
+        data = _exact_bytes(x, size)
+        if data is not None:
+            return data
+        try:
+            view = memoryview(x)
+        except TypeError:
+            raise Reject(f"expected {size} bytes for a by-value struct (bytes, a numpy "
+                         f"structured scalar or array), got {_type_name(x)}") from None
+        if view.nbytes != size:
+            raise Reject(f"{_type_name(x)} of {view.nbytes} bytes given for a {size}-byte "
+                         "parameter", is_type=False)
+        return view.tobytes()
+    return convert

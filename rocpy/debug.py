@@ -1,0 +1,33 @@
+"""Debugging aids: what rocpy still holds, for leak checks in tests.
+
+    rocpy.debug.collect()
+    assert rocpy.debug.live_objects() == {}
+"""
+from __future__ import annotations
+
+import gc
+import time
+
+from . import _handle, _reaper
+
+
+def live_objects() -> dict[str, int]:
+    """Owned native handles not yet released, per type name; empty when none."""
+    return _handle.live_objects()
+
+
+def collect(timeout: float = 5.0) -> bool:
+    """Collect garbage and wait until the reaper has released what it freed.
+
+    Repeats while releases free more (a child's release drops its parents).
+    Work still pending on a stream keeps its objects: synchronize first.
+    Returns False if `timeout` passed first.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        before = live_objects()
+        gc.collect()
+        if not _reaper.flush(max(0.0, deadline - time.monotonic())):
+            return False
+        if live_objects() == before:
+            return True

@@ -1,0 +1,12 @@
+"""Control of the stub runtime from Python: kernel emulations, faults, counters.
+
+Only meaningful on the ``stub`` backend; every function raises
+``RuntimeError`` on a real one.
+"""
+from __future__ import annotations
+
+from .control import (Dispatch, clear_faults, device_count, inject, live_allocations,
+                      register_kernel, unregister_kernel)
+
+__all__ = ["Dispatch", "clear_faults", "device_count", "inject", "live_allocations",
+           "register_kernel", "unregister_kernel"]

@@ -1,0 +1,126 @@
+"""The stub's control surface (``stub_control.h``) in Python terms."""
+from __future__ import annotations
+
+import sys
+import threading
+import traceback
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import _backend
+
+FAULTS = {"alloc": 0, "queue_error": 1, "memory_fault": 2}
+
+_lock = threading.Lock()
+_handles: dict[str, Any] = {}          # name -> ffi handle kept alive while registered
+_installed: set[int] = set()           # id(ffi) whose def_extern is installed
+
+
+def _stub():
+    backend = _backend.current()
+    if backend.name != "stub":
+        raise RuntimeError(f"rocpy.stub controls the stub runtime; the backend is {backend.name!r}")
+    return backend.ffi, backend.lib
+
+
+class Dispatch:
+    """One kernel dispatch as an emulation sees it (valid during the call only).
+
+    ``grid`` is in work-items per dimension, ``block`` the work-group size.
+    Device memory is host memory in the stub: ``array(ptr, dtype, count)``
+    views it as numpy without copying.
+    """
+
+    __slots__ = ("name", "kernarg", "grid", "block", "group_segment_size", "device", "_ffi")
+
+    def __init__(self, ffi, d) -> None:
+        self._ffi = ffi
+        self.name: str = ffi.string(d.name).decode()
+        self.kernarg: memoryview = memoryview(ffi.buffer(d.kernarg, d.kernarg_size)) \
+            if d.kernarg_size else memoryview(b"")
+        self.grid: tuple[int, int, int] = tuple(d.grid)
+        self.block: tuple[int, int, int] = tuple(d.block)
+        self.group_segment_size: int = d.group_segment_size
+        self.device: int = d.device
+
+    def arg(self, offset: int, fmt: str) -> Any:
+        """The kernel argument at ``offset`` unpacked with struct format ``fmt``."""
+        import struct
+        return struct.unpack_from("<" + fmt, self.kernarg, offset)[0]
+
+    def array(self, ptr: int, dtype: Any, count: int) -> np.ndarray:
+        """A writable numpy view of ``count`` elements at device address ``ptr``."""
+        dtype = np.dtype(dtype)
+        buf = self._ffi.buffer(self._ffi.cast("char *", ptr), count * dtype.itemsize)
+        return np.frombuffer(buf, dtype=dtype, count=count)
+
+
+def _install(ffi) -> None:
+    if id(ffi) in _installed:
+        return
+
+    @ffi.def_extern()
+    def rocpy_stub_python_kernel(d, user):  # noqa: ANN001 - called from C
+        fn = ffi.from_handle(user)
+        try:
+            result = fn(Dispatch(ffi, d))
+            return int(result or 0)
+        except BaseException:  # an emulation's bug is a kernel fault, never a crash
+            sys.stderr.write("rocpy.stub: kernel emulation raised:\n" + traceback.format_exc())
+            return 1
+
+    _installed.add(id(ffi))
+
+
+def register_kernel(name: str, fn: Callable[[Dispatch], int | None]) -> None:
+    """Emulate kernel ``name`` with ``fn(dispatch)`` (return 0/None, or non-zero for a fault).
+
+    Replaces a built-in or earlier emulation of the same name.  ``fn`` runs on
+    the stub's executing thread, in stream/queue order.
+    """
+    if not callable(fn):
+        raise TypeError(f"the emulation of {name!r} must be callable, not {type(fn).__name__}")
+    ffi, lib = _stub()
+    with _lock:
+        _install(ffi)
+        handle = ffi.new_handle(fn)
+        if lib.rocpy_stub_register_kernel(name.encode(), lib.rocpy_stub_python_kernel, handle) != 0:
+            raise ValueError(f"cannot register an emulation for {name!r}")
+        _handles[name] = handle
+
+
+def unregister_kernel(name: str) -> None:
+    """Remove the emulation of ``name`` (a dispatch of it then fails as a missing kernel)."""
+    ffi, lib = _stub()
+    with _lock:
+        lib.rocpy_stub_register_kernel(name.encode(), ffi.NULL, ffi.NULL)
+        _handles.pop(name, None)
+
+
+def inject(kind: str, skip: int = 0, count: int = 1) -> None:
+    """Arm a fault: ``alloc``, ``queue_error`` or ``memory_fault``.
+
+    It fires at the (skip+1)-th matching operation, ``count`` times.
+    """
+    if kind not in FAULTS:
+        raise ValueError(f"unknown fault {kind!r}; one of {', '.join(FAULTS)}")
+    if skip < 0 or count < 0:
+        raise ValueError("skip and count must be >= 0")
+    _, lib = _stub()
+    lib.rocpy_stub_inject(FAULTS[kind], skip, count)
+
+
+def clear_faults() -> None:
+    """Disarm every fault."""
+    _stub()[1].rocpy_stub_clear_faults()
+
+
+def live_allocations() -> int:
+    """Allocations the stub tracks right now (every kind)."""
+    return int(_stub()[1].rocpy_stub_live_allocations())
+
+
+def device_count() -> int:
+    """Devices the stub exposes (after HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES)."""
+    return int(_stub()[1].rocpy_stub_device_count())

@@ -1,0 +1,38 @@
+"""Fixtures of the raw HIP tests: a clean device and, on the stub, the
+check that every test leaves the stub's allocation count as it found it."""
+from __future__ import annotations
+
+import pytest
+
+from .helpers import BACKEND, device_count, lib
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "multidevice: needs two devices (the stub runs them "
+                            "again in a subprocess with ROCPY_STUB_DEVICES=2)")
+
+
+def pytest_runtest_setup(item):
+    if "multidevice" in item.keywords and device_count() < 2:
+        pytest.skip("needs two devices")
+
+
+@pytest.fixture(autouse=True)
+def balanced_allocations():
+    """Nothing allocated by a test outlives it (stub: the tracked count)."""
+    if BACKEND != "stub":
+        yield
+        return
+    before = lib.rocpy_stub_live_allocations()
+    yield
+    lib.hipDeviceSynchronize()
+    lib.hipSetDevice(0)
+    assert lib.rocpy_stub_live_allocations() == before
+
+
+@pytest.fixture(autouse=True)
+def device0():
+    """Each test starts on device 0 with no error pending."""
+    lib.hipSetDevice(0)
+    lib.hipGetLastError()
+    yield

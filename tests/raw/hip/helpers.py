@@ -1,0 +1,109 @@
+"""Helpers of the raw HIP tests (C-level calls through rocpy.hip.lib).
+
+Every test module here says which kind of behaviour it checks:
+
+* platform-independent -- what HIP promises on every platform; runs on the
+  stub, amd and nvidia backends;
+* ``@hipamd`` -- what AMD's hipamd (ROCm 5.2, the installed headers) does
+  where HIP's NVIDIA platform differs (status codes of bad input, the last
+  error kept after successes...); skipped on nvidia;
+* ``@stub_only`` -- the stub's own machinery (fault injection, kernel
+  emulations, live allocation counts); skipped on real backends.
+"""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+import rocpy
+from rocpy import hip
+
+BACKEND = rocpy.backend().name
+lib, ffi = hip.lib, hip.ffi
+
+# the header's ((hipStream_t)2), a cast the constant pipeline does not carry
+PER_THREAD = ffi.cast("hipStream_t", 2)
+
+hipamd = pytest.mark.skipif(BACKEND == "nvidia", reason="hipamd-specific behaviour")
+stub_only = pytest.mark.skipif(BACKEND != "stub", reason="checks the stub runtime itself")
+
+
+def name(status: int) -> str:
+    return ffi.string(lib.hipGetErrorName(status)).decode()
+
+
+def check(status: int, expected: str = "hipSuccess") -> None:
+    """Assert a status by its name, so a failure message names both."""
+    assert name(status) == expected, f"got {name(status)} ({status}), expected {expected}"
+
+
+def ok(status: int) -> None:
+    check(status, "hipSuccess")
+
+
+def device_count() -> int:
+    n = ffi.new("int *")
+    lib.hipGetDeviceCount(n)
+    return n[0]
+
+
+def run_python(code: str, **env: str):
+    """Run code in a fresh interpreter (device configuration is read once)."""
+    import os
+    import subprocess
+    import sys
+    full = dict(os.environ, **env)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=full, timeout=120)
+
+
+def malloc(size: int) -> object:
+    p = ffi.new("void **")
+    ok(lib.hipMalloc(p, size))
+    return p[0]
+
+
+def host_malloc(size: int, flags: int = 0) -> object:
+    p = ffi.new("void **")
+    ok(lib.hipHostMalloc(p, size, flags))
+    return p[0]
+
+
+def stream(flags: int = 0) -> object:
+    s = ffi.new("hipStream_t *")
+    ok(lib.hipStreamCreateWithFlags(s, flags))
+    return s[0]
+
+
+def event(flags: int = 0) -> object:
+    e = ffi.new("hipEvent_t *")
+    ok(lib.hipEventCreateWithFlags(e, flags))
+    return e[0]
+
+
+class HostLog:
+    """Host functions that append to a shared log, optionally after a delay:
+    ``log.enqueue(stream, "A", delay=0.1)``.  Keeps the callbacks alive."""
+
+    def __init__(self) -> None:
+        self.entries: list = []
+        self._lock = threading.Lock()
+        self._keep: list = []
+
+    def _callback(self, tag, delay):
+        def fn(_user):
+            if delay:
+                time.sleep(delay)
+            with self._lock:
+                self.entries.append(tag)
+        cb = ffi.callback("void(void *)", fn)
+        self._keep.append(cb)
+        return cb
+
+    def enqueue(self, s, tag, delay: float = 0.0) -> None:
+        ok(lib.hipLaunchHostFunc(s, self._callback(tag, delay), ffi.NULL))
+
+    def host_fn(self, tag, delay: float = 0.0):
+        return self._callback(tag, delay)
