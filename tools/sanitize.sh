@@ -25,7 +25,7 @@ case $mode in
 asan)
     sanitize=address,undefined
     runtime=$(gcc -print-file-name=libasan.so)
-    python=$(command -v "${PYTHON:-python3}")
+    python=$("${PYTHON:-python3}" -c 'import sys; print(sys.executable)')
     export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:log_path=$work/report:${ASAN_OPTIONS:-}
     export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=0:log_path=$work/report:${UBSAN_OPTIONS:-}
     ;;
