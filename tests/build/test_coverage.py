@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import backend_modules
+from built_modules import backend_modules
 from header_census import census
 
 # name -> why it is not reachable (none today; keep the reason when adding one)

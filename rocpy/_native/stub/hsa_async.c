@@ -86,8 +86,8 @@ static void *loop(void *p) {
     hsa_signal_value_t *values = NULL;
     for (;;) {
         pthread_mutex_lock(&lock);
-        if (nactive + in->npending > cap) {
-            cap = (nactive + in->npending) * 2;
+        if (!sigs || nactive + in->npending > cap) {
+            cap = (nactive + in->npending) * 2 + 16;
             active = realloc(active, cap * sizeof *active);
             sigs = realloc(sigs, (cap + 1) * sizeof *sigs);
             conds = realloc(conds, (cap + 1) * sizeof *conds);
@@ -209,6 +209,7 @@ hsa_status_t hsa_amd_async_function(void (*callback)(void *arg), void *arg) {
 void stub_hsa_async_shutdown(void) {
     pthread_mutex_lock(&lock);
     instance_t *in = current;
+    pthread_t thread = current_thread;   /* the instance frees itself when its thread ends */
     current = NULL;
     bool self = has_thread && pthread_equal(current_thread, pthread_self());
     has_thread = false;
@@ -218,8 +219,8 @@ void stub_hsa_async_shutdown(void) {
     }
     pthread_mutex_unlock(&lock);
     /* from a handler on the thread itself: it ends when the handler returns */
-    if (in && self) pthread_detach(in->thread);
-    else if (in) pthread_join(in->thread, NULL);
+    if (in && self) pthread_detach(thread);
+    else if (in) pthread_join(thread, NULL);
     pthread_mutex_lock(&sys_lock);
     free(sys_handlers);
     sys_handlers = NULL;

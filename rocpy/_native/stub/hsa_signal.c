@@ -174,9 +174,19 @@ static bool destroy(stub_signal_t *s) {
     return true;
 }
 
-stub_signal_t *stub_sig_create_internal(int64_t initial) { return create(initial); }
+/* The runtime keeps its own reference besides the handle's, so a slot stays
+ * the runtime's even if the application destroys the handle (a doorbell,
+ * say): it is never reused under the runtime's feet. */
+stub_signal_t *stub_sig_create_internal(int64_t initial) {
+    stub_signal_t *s = create(initial);
+    if (s) atomic_fetch_add(&s->refs, 1);
+    return s;
+}
 
-void stub_sig_destroy_internal(stub_signal_t *s) { destroy(s); }
+void stub_sig_destroy_internal(stub_signal_t *s) {
+    destroy(s);
+    stub_sig_release(s);
+}
 
 void stub_sig_set_hook(stub_signal_t *s, void (*hook)(void *), void *arg) {
     s->hook_arg = arg;
