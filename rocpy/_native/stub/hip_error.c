@@ -6,17 +6,18 @@
 
 static pthread_key_t tls_key;
 static pthread_once_t tls_once = PTHREAD_ONCE_INIT;
-static _Thread_local hip_tls_t *tls_cache;
 
+/* No _Thread_local: the extension is dlopen'ed, so such variables would live
+ * in dynamic TLS, which glibc frees behind the sanitizers' back. */
 static void tls_destroy(void *p) {
     hip_tls_t *t = p;
     /* the streams' teardown may call back into the API on this thread */
-    tls_cache = t;
+    pthread_setspecific(tls_key, t);
     hip_capture_thread_exit(t);
     hip_stream_thread_exit(t);
     hip_ptrvec_free(&t->ctx_stack);
     hip_ptrvec_free(&t->captures);
-    tls_cache = NULL;
+    pthread_setspecific(tls_key, NULL);
     free(t);
 }
 
@@ -25,15 +26,15 @@ static void tls_key_init(void) {
 }
 
 hip_tls_t *hip_tls(void) {
-    if (tls_cache) return tls_cache;
     pthread_once(&tls_once, tls_key_init);
-    hip_tls_t *t = calloc(1, sizeof *t);
+    hip_tls_t *t = pthread_getspecific(tls_key);
+    if (t) return t;
+    t = calloc(1, sizeof *t);
     if (!t) stub_abort("hip", "out of memory for thread state");
     t->device = -1;
     t->last_error = hipSuccess;
     t->capture_mode = hipStreamCaptureModeGlobal;
     pthread_setspecific(tls_key, t);
-    tls_cache = t;
     return t;
 }
 
