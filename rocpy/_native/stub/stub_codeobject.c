@@ -2,6 +2,7 @@
  * entry of an offload bundle), copies it, and gathers the target, the
  * kernels of the metadata note with their descriptors' file offsets, and
  * the variables of the symbol table.  See stub_codeobject.h. */
+#define _GNU_SOURCE  /* strdup, posix_memalign, strnlen under -std=c11 */
 #include <stdlib.h>
 #include <string.h>
 

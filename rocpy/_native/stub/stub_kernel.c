@@ -1,6 +1,7 @@
 /* The kernel emulation registry: kernel name -> function that performs the
  * whole dispatch on the host.  Python registers through
  * rocpy_stub_register_kernel; built-in C emulations are added at start. */
+#define _GNU_SOURCE  /* strdup, posix_memalign, strnlen under -std=c11 */
 #include <stdlib.h>
 #include <string.h>
 

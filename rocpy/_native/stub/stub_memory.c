@@ -1,5 +1,6 @@
 /* Allocation tracking: every pointer the stub hands out, with its size, kind,
  * device and access rights, kept sorted for lookups of interior pointers. */
+#define _GNU_SOURCE  /* strdup, posix_memalign, strnlen under -std=c11 */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

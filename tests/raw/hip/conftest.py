@@ -2,6 +2,8 @@
 check that every test leaves the stub's allocation count as it found it."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from .helpers import BACKEND, device_count, lib
@@ -36,3 +38,22 @@ def device0():
     lib.hipSetDevice(0)
     lib.hipGetLastError()
     yield
+
+
+_ABSENT = re.compile(r"cffi library '[\w.]+' has no function, constant or global variable named '(\w+)'")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A test that reaches for a name the platform lacks (HIP's NVIDIA platform
+    has about 190 fewer functions: rocpy.hip.missing) is reported as skipped,
+    naming it, not as a failure."""
+    outcome = yield
+    report = outcome.get_result()
+    exc = call.excinfo.value if call.excinfo else None
+    if report.failed and isinstance(exc, AttributeError) and BACKEND != "stub":
+        m = _ABSENT.search(str(exc))
+        if m:
+            report.outcome = "skipped"
+            report.longrepr = (str(item.path), item.location[1] or 0,
+                               f"Skipped: {m.group(1)} does not exist on the {BACKEND} platform")

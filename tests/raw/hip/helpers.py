@@ -31,7 +31,16 @@ stub_only = pytest.mark.skipif(BACKEND != "stub", reason="checks the stub runtim
 
 
 def name(status: int) -> str:
-    return ffi.string(lib.hipGetErrorName(status)).decode()
+    # the enum's own name: on HIP's NVIDIA platform hipGetErrorName returns
+    # CUDA's names ("cudaSuccess"), a platform difference tested separately
+    return ffi.string(ffi.cast("hipError_t", status))
+
+
+def requires(*functions: str):
+    """Skip where the platform lacks a function (HIP 5.2's NVIDIA headers
+    declare graphs, capture and arrays for nvcc only: rocpy.hip.missing)."""
+    absent = [f for f in functions if f in hip.missing or not hasattr(lib, f)]
+    return pytest.mark.skipif(bool(absent), reason=f"{', '.join(absent)} not on this platform")
 
 
 def check(status: int, expected: str = "hipSuccess") -> None:

@@ -7,7 +7,9 @@ import threading
 
 import numpy as np
 
-from .helpers import (PER_THREAD, HostLog, check, event, ffi, hipamd, lib, malloc, ok, stream)
+from .helpers import (requires, PER_THREAD, HostLog, check, event, ffi, hipamd, lib, malloc, ok, stream)
+
+pytestmark = requires("hipStreamBeginCapture", "hipGraphCreate")
 
 GLOBAL, THREAD_LOCAL, RELAXED = (lib.hipStreamCaptureModeGlobal,
                                  lib.hipStreamCaptureModeThreadLocal,

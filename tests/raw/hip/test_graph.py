@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .helpers import (HostLog, check, event, ffi, hipamd, lib, malloc, ok, stream, stub_only)
+from .helpers import (requires, HostLog, check, event, ffi, hipamd, lib, malloc, ok, stream, stub_only)
+
+pytestmark = requires("hipGraphCreate")
 
 
 def graph():
