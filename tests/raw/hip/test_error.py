@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import threading
 
-from .helpers import check, ffi, hipamd, lib, name
+import pytest
+
+from .helpers import BACKEND, check, ffi, hipamd, lib, name
 
 
 # platform-independent
@@ -60,3 +62,10 @@ def test_last_error_is_per_thread():
     check(seen[0])
     check(seen[1], "hipErrorInvalidValue")
     check(lib.hipGetLastError(), "hipErrorInvalidDevice")
+
+
+@pytest.mark.skipif(BACKEND != "nvidia", reason="HIP's NVIDIA platform only")
+def test_error_names_come_from_cuda_on_nvidia():
+    # platform difference: hipGetErrorName maps to cudaGetErrorName there
+    assert ffi.string(lib.hipGetErrorName(0)) == b"cudaSuccess"
+    assert ffi.string(ffi.cast("hipError_t", 0)) == "hipSuccess"
