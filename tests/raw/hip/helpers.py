@@ -21,7 +21,39 @@ import rocpy
 from rocpy import hip
 
 BACKEND = rocpy.backend().name
-lib, ffi = hip.lib, hip.ffi
+ffi = hip.ffi
+
+
+class _DevicePointersAsIntegers:
+    """HIP's NVIDIA platform declares ``hipDeviceptr_t`` as an integer
+    (``CUdeviceptr``) where AMD has a pointer (a platform difference): there,
+    a pointer passed for an integer parameter is passed as its address."""
+
+    def __init__(self, raw) -> None:
+        self._raw = raw
+
+    def __getattr__(self, name: str):
+        attr = getattr(self._raw, name)
+        try:
+            args = ffi.typeof(attr).args
+        except TypeError:
+            return attr                       # a constant
+        integer = [i for i, t in enumerate(args) if t.kind == "primitive"
+                   and t.cname in ("unsigned long long", "unsigned long")]
+        if not integer:
+            return attr
+
+        def call(*values):
+            values = list(values)
+            for i in integer:
+                v = values[i] if i < len(values) else None
+                if isinstance(v, ffi.CData) and ffi.typeof(v).kind == "pointer":
+                    values[i] = int(ffi.cast("uintptr_t", v))
+            return attr(*values)
+        return call
+
+
+lib = _DevicePointersAsIntegers(hip.lib) if BACKEND == "nvidia" else hip.lib
 
 # the header's ((hipStream_t)2), a cast the constant pipeline does not carry
 PER_THREAD = ffi.cast("hipStream_t", 2)
@@ -112,7 +144,13 @@ class HostLog:
         return cb
 
     def enqueue(self, s, tag, delay: float = 0.0) -> None:
-        ok(lib.hipLaunchHostFunc(s, self._callback(tag, delay), ffi.NULL))
+        if "hipLaunchHostFunc" in hip.missing:      # NVIDIA platform: not in C
+            fn = self._callback(tag, delay)
+            cb = ffi.callback("void(hipStream_t, hipError_t, void *)", lambda _s, _e, u: fn(u))
+            self._keep.append(cb)
+            ok(lib.hipStreamAddCallback(s, cb, ffi.NULL, 0))
+        else:
+            ok(lib.hipLaunchHostFunc(s, self._callback(tag, delay), ffi.NULL))
 
     def host_fn(self, tag, delay: float = 0.0):
         return self._callback(tag, delay)

@@ -69,6 +69,8 @@ def test_properties_are_consistent_with_attributes():
                         ("hipDeviceAttributeConcurrentKernels", p.concurrentKernels),
                         ("hipDeviceAttributeCanMapHostMemory", p.canMapHostMemory),
                         ("hipDeviceAttributeManagedMemory", p.managedMemory)]:
+        if attr == "hipDeviceAttributeManagedMemory" and BACKEND == "nvidia":
+            continue   # HIP 5.2's NVIDIA hipGetDeviceProperties leaves managedMemory 0
         ok(lib.hipDeviceGetAttribute(v, getattr(lib, attr), 0))
         assert v[0] == field, attr
     check(lib.hipGetDeviceProperties(ffi.NULL, 0), "hipErrorInvalidValue")
