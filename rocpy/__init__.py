@@ -15,6 +15,20 @@ from .errors import (CallbackError, ClosedError, HipError, HiprtcError, HsaError
 
 __version__ = "0.1.0"
 
+_HIP_NAMES = ("Device", "Context", "Stream", "Event", "DeviceBuffer", "HostBuffer",
+              "ManagedBuffer", "Module", "Kernel", "Graph", "GraphExec", "Program",
+              "from_dlpack")
+
+
+def __getattr__(name: str):
+    # the HIP objects, imported on first use so `import rocpy` stays cheap
+    if name in _HIP_NAMES:
+        from . import hip
+        value = getattr(hip, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'rocpy' has no attribute {name!r}")
+
 
 def backend() -> BackendInfo:
     """Which backend this process uses and why (chosen once, at first use)."""
@@ -26,5 +40,5 @@ __all__ = [
     "BackendInfo", "BackendUnavailableError", "CallbackError", "ClosedError", "HipError",
     "HiprtcError", "HsaError", "InvalidHandleError", "InvalidValueError", "NoDeviceError",
     "NotInitializedError", "NotReadyError", "NotSupportedError", "OutOfMemoryError",
-    "RocpyError", "StatusError", "backend", "debug", "__version__",
+    "RocpyError", "StatusError", "backend", "debug", "__version__", *_HIP_NAMES,
 ]

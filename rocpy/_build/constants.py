@@ -85,8 +85,13 @@ def classify(macros: dict[str, str], headers: list[str], include_dirs: list[str]
         else:
             result.integers.append(name)
 
-    pointerish = [n for n in rest if re.search(r"\bvoid\s*\*", macros[n])]
-    checks = [f"static void *const rocpy_check_{i} = ({name});"
+    # a pointer constant may hide behind another macro (NVIDIA's
+    # HIP_LAUNCH_PARAM_END is CU_LAUNCH_PARAM_END): let the compiler decide,
+    # but never for strings, which would convert to a pointer too
+    pointerish = [n for n in rest if '"' not in macros[n]]
+    # 5 is GCC's and clang's pointer_type_class
+    checks = [f"static void *const rocpy_check_{i} = ({name}); "
+              f"_Static_assert(__builtin_classify_type({name}) == 5, \"pointer\");"
               for i, name in enumerate(pointerish)]
     bad = _failing_lines(head + "\n".join(checks) + "\n", include_dirs, defines)
     result.pointers = [n for i, n in enumerate(pointerish) if offset + i + 1 not in bad]

@@ -1,14 +1,47 @@
-"""HIP: ``rocpy.hip.lib`` / ``rocpy.hip.ffi`` are the raw cffi module.
+"""HIP: devices, contexts, memory, streams, events, modules, graphs, hipRTC.
 
-Every function, type and constant of ``hip_runtime_api.h`` and ``hiprtc.h`` is
-there.  ``rocpy.hip.missing`` lists the functions the header declares but the
-loaded library does not export; calling one returns ``hipErrorNotSupported``.
+The Pythonic layer (section 4 of the design)::
+
+    from rocpy.hip import Device, Context, Stream, Module
+    dev = Device(0)
+    with dev.create_stream(non_blocking=True) as s:
+        buf = dev.context.alloc(n * 4)
+        buf.copy_from(host_array, stream=s)
+        k = Module.load("vadd.hsaco", dev)["vadd"]
+        k.launch(n // 256, 256, (a, b, buf, np.int32(n)), stream=s)
+
+Every object that owns a native handle is a `rocpy._handle.Handle` (close
+once, parents outlive children, finalizers on rocpy's reaper thread); every
+failure raises a `rocpy.HipError` subclass; nothing returns a status.
+
+``rocpy.hip.lib`` / ``rocpy.hip.ffi`` are the raw cffi module: every
+function, type and constant of ``hip_runtime_api.h`` and ``hiprtc.h`` is
+there.  ``rocpy.hip.missing`` lists the functions the header declares but
+the loaded library does not export; calling one returns
+``hipErrorNotSupported``.  Importing this package loads no backend; the
+first use does.
 """
 from __future__ import annotations
 
 from typing import Any
 
 from .. import _backend
+from ._api import forget_current_device
+from ._dlpack import from_dlpack
+from .context import Context
+from .device import Device, MemInfo, device_count
+from .event import Event
+from .graph import Graph, GraphExec, GraphNode
+from .memory import Buffer, DeviceBuffer, HostBuffer, ManagedBuffer, TypedBuffer
+from .module import Kernel, KernelNotFoundError, Module
+from .program import Program
+from .stream import Stream
+
+__all__ = [
+    "Buffer", "Context", "Device", "DeviceBuffer", "Event", "Graph", "GraphExec", "GraphNode",
+    "HostBuffer", "Kernel", "KernelNotFoundError", "ManagedBuffer", "MemInfo", "Module",
+    "Program", "Stream", "TypedBuffer", "device_count", "forget_current_device", "from_dlpack",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -1,0 +1,217 @@
+"""`Event`: a marker in a stream; completion queries, host waits and timing.
+
+::
+
+    start = s.record()                 # an Event with timing, recorded on s
+    ...
+    stop = s.record()
+    stop.synchronize()
+    ms = start.elapsed(stop)           # milliseconds between the two records
+
+Errors are the runtime's, as `HipError` subclasses, with a note saying why:
+an event made with ``timing=False`` or never recorded gives
+``hipErrorInvalidHandle`` (`rocpy.InvalidHandleError`) from `elapsed`, an
+event not yet complete ``hipErrorNotReady`` (`rocpy.NotReadyError`).
+`query` and `done` report completion as a bool: not ready is an answer there,
+not an error.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .._handle import Handle
+from ..errors import hip_error
+from . import _api
+from ._api import api, use_device
+from .device import Device, as_device
+
+
+# Set by stream.py, which imports this module (a cycle resolved once, not per call).
+Stream: Any = None
+as_stream: Any = None
+
+
+def _record(h: Any, sh: Any) -> int:
+    """``hipEventRecord`` (rebound to the cffi function at the first call)."""
+    global _record
+    _record = api().lib.hipEventRecord
+    return _record(h, sh)
+
+
+def _destroy_event(h: Any) -> None:
+    """Release recipe: ``hipEventDestroy``; raises on failure."""
+    st = api().lib.hipEventDestroy(h)
+    if st:
+        raise hip_error(st, "hipEventDestroy")
+
+
+class Event(Handle):
+    """A HIP event on a device (default: the current device).
+
+    ``timing=False`` makes a lighter event that cannot be timed
+    (``hipEventDisableTiming``); ``blocking=True`` makes `synchronize` block
+    the thread instead of spinning (``hipEventBlockingSync``);
+    ``interprocess=True`` makes an event shareable between processes
+    (``hipEventInterprocess``; requires ``timing=False``).
+    """
+
+    __slots__ = ("_dev", "_flags")
+
+    _dev: Device
+    _flags: int
+
+    def __init__(self, device: Any = None, *, timing: bool = True, blocking: bool = False,
+                 interprocess: bool = False) -> None:
+        a = api()
+        lib = a.lib
+        dev = as_device(device)
+        if interprocess and timing:
+            raise _api.invalid("Event", "an interprocess event cannot record timing: "
+                                        "pass timing=False with interprocess=True")
+        flags = lib.hipEventDefault
+        if not timing:
+            flags |= lib.hipEventDisableTiming
+        if blocking:
+            flags |= lib.hipEventBlockingSync
+        if interprocess:
+            flags |= lib.hipEventInterprocess
+        use_device(dev._index)
+        out = a.ffi.new("hipEvent_t *")
+        st = lib.hipEventCreateWithFlags(out, flags)
+        if st:
+            raise hip_error(st, "hipEventCreateWithFlags")
+        h = out[0]
+        super().__init__(h, (_destroy_event, h), parents=(dev.context,))
+        self._dev = dev
+        self._flags = flags
+
+    @property
+    def device(self) -> Device:
+        """The device the event belongs to."""
+        return self._dev
+
+    @property
+    def timing(self) -> bool:
+        """Whether the event records time (not made with ``timing=False``)."""
+        return not self._flags & api().lib.hipEventDisableTiming
+
+    @property
+    def blocking(self) -> bool:
+        """Whether `synchronize` blocks rather than spins."""
+        return bool(self._flags & api().lib.hipEventBlockingSync)
+
+    @property
+    def interprocess(self) -> bool:
+        """Whether the event can be shared with other processes."""
+        return bool(self._flags & api().lib.hipEventInterprocess)
+
+    def __repr__(self) -> str:
+        if self._h is None:
+            return "<Event closed>"
+        kind = "timing" if self.timing else "no timing"
+        return f"<Event on Device {self._dev._index} ({kind})>"
+
+    def record(self, stream: Any = None) -> Event:
+        """Record on ``stream`` (default: the device's null stream); returns self.
+
+        The event completes when the work enqueued on the stream before it
+        does.  Recording again moves the marker.
+        """
+        h = self._h
+        if h is None:
+            raise self._closed_error()
+        s = stream if type(stream) is Stream else as_stream(stream, self._dev)
+        sh = s._h
+        if sh is None:
+            raise s._closed_error()
+        if s._bind >= 0:
+            use_device(s._bind)
+        st = _record(h, sh)
+        if st:
+            raise hip_error(st, "hipEventRecord")
+        return self
+
+    def query(self) -> bool:
+        """True once the recorded work is complete (an event never recorded is complete)."""
+        h = self._h
+        if h is None:
+            raise self._closed_error()
+        a = api()
+        st = a.lib.hipEventQuery(h)
+        if not st:
+            return True
+        if st == a.not_ready:
+            return False
+        raise hip_error(st, "hipEventQuery")
+
+    @property
+    def done(self) -> bool:
+        """`query` as a property."""
+        return self.query()
+
+    def synchronize(self) -> None:
+        """Block until the recorded work is complete."""
+        h = self._h
+        if h is None:
+            raise self._closed_error()
+        st = api().lib.hipEventSynchronize(h)
+        if st:
+            raise hip_error(st, "hipEventSynchronize")
+
+    def elapsed(self, end: Event) -> float:
+        """Milliseconds from this event to ``end`` (``hipEventElapsedTime``).
+
+        Both must have timing, have been recorded, be complete and be on the
+        same device; otherwise the runtime's error is raised with a note.
+        """
+        h = self._require_open()
+        if not isinstance(end, Event):
+            raise TypeError(f"elapsed() takes an Event, not {type(end).__name__}")
+        eh = end._require_open()
+        a = api()
+        out = a.ffi.new("float *")
+        st = a.lib.hipEventElapsedTime(out, h, eh)
+        if st:
+            note = None
+            if st == a.not_ready:
+                note = "an event has not completed yet: synchronize() the later one first"
+            elif not (self.timing and end.timing):
+                note = "an event made with timing=False has no time"
+            elif st == a.lib.hipErrorInvalidHandle:
+                note = ("both events must have been recorded, on streams of the same device "
+                        f"(Device {self._dev._index} and Device {end._dev._index})")
+            _api.raise_status(st, "hipEventElapsedTime", note)
+        return float(out[0])
+
+
+class _Fence(Handle):
+    """A private, untimed event recorded on a stream: the completion check of
+    a keep-alive entry.  Never exposed; re-recorded by nobody."""
+
+    __slots__ = ()
+
+    @classmethod
+    def record(cls, handle: Any, dev_index: int, ctx: Any) -> _Fence:
+        a = api()
+        lib = a.lib
+        use_device(dev_index)
+        out = a.ffi.new("hipEvent_t *")
+        st = lib.hipEventCreateWithFlags(out, lib.hipEventDisableTiming)
+        if st:
+            raise hip_error(st, "hipEventCreateWithFlags")
+        ev = out[0]
+        st = lib.hipEventRecord(ev, handle)
+        if st:
+            lib.hipEventDestroy(ev)
+            raise hip_error(st, "hipEventRecord")
+        fence = cls.__new__(cls)
+        Handle.__init__(fence, ev, (_destroy_event, ev), parents=(ctx,))
+        return fence
+
+    def done(self) -> bool:
+        """True once the work before the fence completed (or the fence is gone)."""
+        h = self._h
+        if h is None:
+            return True
+        a = api()
+        return a.lib.hipEventQuery(h) != a.not_ready

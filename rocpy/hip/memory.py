@@ -1,0 +1,570 @@
+"""Buffers: `DeviceBuffer`, `HostBuffer` (pinned), `ManagedBuffer`, and `TypedBuffer`.
+
+::
+
+    buf = dev.context.alloc(n * 4)                 # DeviceBuffer, holds its context
+    host = rocpy.hip.Context.host().alloc_host(n * 4)
+    host.numpy(np.float32)[:] = data                # zero-copy view of pinned memory
+    buf.copy_from(host, stream=s)                   # async on s
+    buf.copy_to(out_array, stream=s)                # pageable numpy: kept alive until done
+    buf[1024:2048].fill(0)                          # a view keeps its parent alive
+    buf.close(stream=s)                             # freed in stream order
+
+Every size and bound is checked before any native call; a mismatch raises
+`rocpy.InvalidValueError` (a `HipError` with status ``hipErrorInvalidValue``).
+What asynchronous work uses (buffers, pageable numpy arrays, bytes) is kept
+alive by the stream until that work completes.
+
+Interop: ``__dlpack__``/``__dlpack_device__`` (DLPack 1.0, versioned capsules
+when the consumer asks with ``max_version``, legacy ones otherwise): AMD
+memory is ``kDLROCM``, NVIDIA memory ``kDLCUDA``.  **On the stub backend
+device memory is ordinary host memory the stub tracks, and is exported as
+``kDLCPU``, never as GPU memory**, so no consumer mistakes it for a GPU
+allocation.  Pinned host memory is ``kDLCPU`` everywhere.
+``__cuda_array_interface__`` exists on the nvidia backend only.
+A raw buffer exports as a 1-D ``uint8`` array; ``buf.typed(np.float32,
+shape)`` gives a typed view.
+"""
+from __future__ import annotations
+
+import operator
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .._handle import Handle
+from ..errors import hip_error
+from . import _api
+from ._api import api, use_device
+from .typed import TypedBuffer, _cuda_array_interface, _numpy_view
+
+
+def _size(nbytes: Any, call: str) -> int:
+    try:
+        n = operator.index(nbytes)
+    except TypeError:
+        raise TypeError(f"{call}: a size in bytes is an int, not {type(nbytes).__name__}") from None
+    if n < 0:
+        raise _api.invalid(call, f"a size in bytes cannot be negative ({n})")
+    return n
+
+
+def _free(function: str, ptr: int) -> None:
+    """Release recipe: ``hipFree``/``hipHostFree`` of ``ptr``; raises on failure."""
+    a = api()
+    st = getattr(a.lib, function)(a.ffi.cast("void *", ptr))
+    if st:
+        raise hip_error(st, function)
+
+
+def _free_async(ptr: int, stream: Any) -> None:
+    """Stream-ordered release recipe (``hipFreeAsync``) for stream-ordered allocations."""
+    a = api()
+    h = stream._require_open()
+    if stream._bind >= 0:
+        use_device(stream._bind)
+    st = a.lib.hipFreeAsync(a.ffi.cast("void *", ptr), h)
+    if st:
+        raise hip_error(st, "hipFreeAsync")
+
+
+class Buffer(Handle):
+    """Base of the buffer types: ``nbytes`` bytes at ``ptr`` owned by a `Context`.
+
+    ``int(buf)`` and ``buf.ptr`` give the address; ``len(buf)`` the size;
+    ``buf[a:b]`` a view of the same type that keeps ``buf`` alive (byte
+    offsets, step 1, within bounds).  Views are never freed themselves.
+    """
+
+    __slots__ = ("_nbytes", "_ctx", "_dev_index", "_offset", "_last")
+
+    #: DLPack device type on the amd backend (the stub exports kDLCPU for all).
+    _amd_dl: ClassVar[int] = _api.KDL_ROCM
+    _nv_dl: ClassVar[int] = _api.KDL_CUDA
+    _host_accessible: ClassVar[bool] = False
+
+    _nbytes: int
+    _ctx: Any
+    _dev_index: int
+    _offset: int
+    _last: Any
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError(f"make a {type(self).__name__} with a Context's alloc methods")
+
+    @classmethod
+    def _adopt(cls, ptr: int, nbytes: int, ctx: Any, release: tuple[Any, ...] | None,
+               release_async: tuple[Any, ...] | None = None,
+               parents: tuple[Any, ...] | None = None) -> Buffer:
+        buf = cls.__new__(cls)
+        Handle.__init__(buf, ptr, release, release_async=release_async,
+                        parents=(ctx,) if parents is None else parents)
+        buf._nbytes = nbytes
+        buf._ctx = ctx
+        buf._dev_index = -1 if ctx._is_host else ctx._devices[0]._index
+        buf._offset = 0
+        buf._last = None
+        return buf
+
+    # ---- what it is -------------------------------------------------------------
+
+    @property
+    def ptr(self) -> int:
+        """The address (raises `rocpy.ClosedError` once closed)."""
+        h = self._h
+        if h is None:
+            raise self._closed_error()
+        return h
+
+    def __int__(self) -> int:
+        """The address, as `ptr`."""
+        return self.ptr
+
+    @property
+    def nbytes(self) -> int:
+        """The size in bytes."""
+        return self._nbytes
+
+    def __len__(self) -> int:
+        """The size in bytes."""
+        return self._nbytes
+
+    @property
+    def context(self) -> Any:
+        """The `Context` the memory belongs to."""
+        return self._ctx
+
+    @property
+    def device(self) -> Any:
+        """The device of the buffer's context (the current device for the host context)."""
+        return self._ctx.device
+
+    @property
+    def is_view(self) -> bool:
+        """True for ``buf[a:b]`` views."""
+        return not self._rec.counted
+
+    def __repr__(self) -> str:
+        name = type(self).__name__
+        if self._h is None:
+            return f"<{name} closed>"
+        where = "host context" if self._ctx._is_host else f"Device {self._dev_index}"
+        view = " view" if self.is_view else ""
+        return f"<{name}{view} {self._nbytes} bytes at {self._h:#x} on {where}>"
+
+    def __getitem__(self, key: Any) -> Buffer:
+        """``buf[a:b]``: a view of bytes ``a`` to ``b`` (step 1, in bounds) that keeps ``buf``."""
+        if not isinstance(key, slice):
+            raise TypeError(f"index a {type(self).__name__} with a slice of bytes, "
+                            f"not {type(key).__name__}")
+        n = self._nbytes
+        call = f"{type(self).__name__}[{key.start}:{key.stop}]"
+        if key.step not in (None, 1):
+            raise _api.invalid(call, f"views are contiguous: step must be 1, not {key.step}")
+        start = 0 if key.start is None else operator.index(key.start)
+        stop = n if key.stop is None else operator.index(key.stop)
+        if start < 0:
+            start += n
+        if stop < 0:
+            stop += n
+        if not 0 <= start <= stop <= n:
+            raise _api.invalid(call, f"byte range [{key.start}:{key.stop}] is outside the "
+                                     f"{n}-byte buffer (or reversed)")
+        ptr = self.ptr
+        view = type(self).__new__(type(self))
+        Handle.__init__(view, ptr + start, parents=(self,))
+        view._nbytes = stop - start
+        view._ctx = self._ctx
+        view._dev_index = self._dev_index
+        view._offset = self._offset + start
+        view._last = None
+        return view
+
+    # ---- copies and fills -------------------------------------------------------
+
+    def copy_from(self, src: Any, stream: Any = None) -> None:
+        """Copy all of ``src`` into this buffer; sizes must be equal.
+
+        ``src``: a buffer (or `TypedBuffer`), a numpy array (made contiguous
+        if it is not), or any contiguous bytes-like object.  Without
+        ``stream``, a synchronous ``hipMemcpy`` (ordered like the legacy null
+        stream).  With ``stream`` (a `Stream` or any object with
+        ``__hip_stream__``), ``hipMemcpyAsync`` on it; ``src`` and this buffer
+        are kept alive until the copy completes.
+        """
+        dst = self._h
+        if dst is None:
+            raise self._closed_error()
+        if isinstance(src, Buffer):
+            sptr = src._h
+            if sptr is None:
+                raise src._closed_error()
+            n, keep = src._nbytes, src
+        else:
+            sptr, n, keep = _endpoint(src, False, f"{type(self).__name__}.copy_from")
+        if n != self._nbytes:
+            raise _api.invalid(f"{type(self).__name__}.copy_from",
+                               f"the source has {n} bytes, this buffer {self._nbytes}: "
+                               "sizes must match (copy into a view, buf[a:b])")
+        _copy(dst, sptr, n, stream, self, keep)
+
+    def copy_to(self, dst: Any, stream: Any = None) -> Any:
+        """Copy this buffer into ``dst``; sizes must be equal.  Returns ``dst``.
+
+        ``dst``: a buffer, a writable C-contiguous numpy array, or a writable
+        contiguous bytes-like object (bytearray, memoryview).  Stream
+        semantics as in `copy_from`: with a stream, read ``dst`` only after
+        synchronizing.
+        """
+        src = self._h
+        if src is None:
+            raise self._closed_error()
+        if isinstance(dst, Buffer):
+            dptr = dst._h
+            if dptr is None:
+                raise dst._closed_error()
+            n, keep = dst._nbytes, dst
+        else:
+            dptr, n, keep = _endpoint(dst, True, f"{type(self).__name__}.copy_to")
+        if n != self._nbytes:
+            raise _api.invalid(f"{type(self).__name__}.copy_to",
+                               f"the destination has {n} bytes, this buffer {self._nbytes}: "
+                               "sizes must match (copy from a view, buf[a:b])")
+        _copy(dptr, src, n, stream, self, keep)
+        return dst
+
+    def fill(self, value: Any, stream: Any = None) -> None:
+        """Set every byte, or every 32-bit word, to ``value``.
+
+        A Python int 0..255 (or a 1-byte numpy scalar) fills bytes
+        (``hipMemset``); a 4-byte numpy scalar (``np.uint32(7)``,
+        ``np.float32(1.5)``) fills 32-bit words (``hipMemsetD32``; the size
+        must be a multiple of 4).  With ``stream``, asynchronous on it.
+        """
+        ptr = self._h
+        if ptr is None:
+            raise self._closed_error()
+        call = f"{type(self).__name__}.fill"
+        if type(value) is int:
+            if not 0 <= value <= 255:
+                raise _api.invalid(call, f"{value} is not a byte (0..255); for a 32-bit pattern "
+                                         f"pass np.uint32({value}) or np.int32({value})")
+            width, pattern = 1, value
+        elif isinstance(value, np.generic) and value.dtype.itemsize in (1, 4) \
+                and value.dtype.kind in "iufb":
+            width = value.dtype.itemsize
+            pattern = int.from_bytes(value.tobytes(), "little")
+        else:
+            raise TypeError(f"{call}: expected an int 0..255 or a 1- or 4-byte numpy scalar, "
+                            f"not {type(value).__name__}")
+        n = self._nbytes
+        if width == 4 and n % 4:
+            raise _api.invalid(call, f"a 32-bit fill needs a multiple of 4 bytes, not {n}")
+        if n == 0:
+            return
+        a = api()
+        lib, p = a.lib, a.ffi.cast("void *", ptr)
+        dp = _devptr(ptr)  # the hipMemsetD32* functions take a hipDeviceptr_t
+        if width == 4 and pattern >= 1 << 31:
+            pattern -= 1 << 32  # hipMemsetD32 takes an int
+        if stream is None:
+            if self._dev_index >= 0:
+                use_device(self._dev_index)
+            null = _null_of(self._dev_index)
+            taken = null._take() if null is not None else None
+            if width == 4:
+                st = lib.hipMemsetD32(dp, pattern, n // 4)
+            else:
+                st = lib.hipMemset(p, pattern, n)
+            if st:
+                if taken:
+                    null._unfenced[0].extend(taken)
+                raise hip_error(st, "hipMemsetD32" if width == 4 else "hipMemset")
+            if null is not None:
+                null._completed(taken)
+            return
+        s = _stream_of(stream)
+        sh = s._h
+        if sh is None:
+            raise s._closed_error()
+        if s._errors.pending:
+            s._errors.check()
+        if s._bind >= 0:
+            use_device(s._bind)
+        if width == 4:
+            st = lib.hipMemsetD32Async(dp, pattern, n // 4, sh)
+        else:
+            st = lib.hipMemsetAsync(p, pattern, n, sh)
+        if st:
+            raise hip_error(st, "hipMemsetD32Async" if width == 4 else "hipMemsetAsync")
+        self._last = s
+        s._hold(self)
+
+    # ---- lifetime ---------------------------------------------------------------
+
+    def close(self, stream: Any = None) -> None:
+        """Free the memory now, or in stream order with ``stream``.
+
+        With ``stream``: a stream-ordered allocation (``alloc(n, stream=)``)
+        is freed by ``hipFreeAsync``; other memory is freed once the work
+        already enqueued on ``stream`` completes (rocpy waits for it, without
+        blocking the caller).  A view only stops being usable.  Live views and
+        numpy arrays of this buffer delay the free until they are gone.
+        """
+        super().close(None if stream is None else _stream_of(stream))
+
+    # ---- interop ----------------------------------------------------------------
+
+    def typed(self, dtype: Any, shape: Any = None) -> TypedBuffer:
+        """This memory as an array of ``dtype`` (C order), for DLPack and numpy.
+
+        ``shape`` defaults to as many elements as fit exactly; its product
+        times the item size must equal ``nbytes``.
+        """
+        return TypedBuffer(self, dtype, shape)
+
+    def _dl_device(self) -> tuple[int, int]:
+        name = api().name
+        if name == "stub" or isinstance(self, HostBuffer):
+            return _api.KDL_CPU, 0
+        index = self._dev_index if self._dev_index >= 0 else self._ctx.device._index
+        return (self._nv_dl if name == "nvidia" else self._amd_dl), index
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """(device type, device id): kDLROCM / kDLCUDA; kDLCPU on the stub and for pinned memory."""
+        return self._dl_device()
+
+    def __dlpack__(self, *, stream: Any = None, max_version: tuple[int, int] | None = None,
+                   dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
+        """A DLPack capsule of this buffer as 1-D ``uint8`` (see `TypedBuffer.__dlpack__`)."""
+        from . import _dlpack
+        return _dlpack.export(self, np.dtype(np.uint8), (self._nbytes,), stream=stream,
+                              max_version=max_version, dl_device=dl_device, copy=copy)
+
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]:
+        """CUDA Array Interface v3 (nvidia backend only), as 1-D ``uint8``."""
+        return _cuda_array_interface(self, np.dtype(np.uint8), (self._nbytes,))
+
+
+class DeviceBuffer(Buffer):
+    """Device memory (``hipMalloc``, or ``hipMallocAsync`` with a stream)."""
+
+    __slots__ = ()
+
+    @classmethod
+    def _allocate(cls, ctx: Any, nbytes: Any, stream: Any) -> DeviceBuffer:
+        call = "Context.alloc"
+        n = _size(nbytes, call)
+        if ctx._is_host:
+            raise _api.invalid(call, "device memory belongs to one device; the host context "
+                                     "has them all: use Device(i).context.alloc(...)")
+        index = ctx._device_index()
+        a = api()
+        out = a.ffi.new("void **")
+        if stream is None:
+            st = a.lib.hipMalloc(out, n)
+            if st:
+                raise hip_error(st, "hipMalloc")
+            ptr = _api.address(out[0])
+            return cls._adopt(ptr, n, ctx, (_free, "hipFree", ptr))
+        s = _stream_of(stream)
+        sh = s._require_open()
+        if s._dev_index != index:
+            raise _api.invalid(call, f"the stream is on Device {s._dev_index}, the context on "
+                                     f"Device {index}")
+        st = a.lib.hipMallocAsync(out, n, sh)
+        if st:
+            raise hip_error(st, "hipMallocAsync")
+        ptr = _api.address(out[0])
+        return cls._adopt(ptr, n, ctx, (_free, "hipFree", ptr), (_free_async, ptr))
+
+
+class HostBuffer(Buffer):
+    """Pinned host memory (``hipHostMalloc``); ``numpy()`` views it without copying."""
+
+    __slots__ = ()
+    _host_accessible = True
+
+    @classmethod
+    def _allocate(cls, ctx: Any, nbytes: Any, flags: int) -> HostBuffer:
+        n = _size(nbytes, "Context.alloc_host")
+        ctx._device_index()
+        a = api()
+        out = a.ffi.new("void **")
+        st = a.lib.hipHostMalloc(out, n, flags)
+        if st:
+            raise hip_error(st, "hipHostMalloc")
+        ptr = _api.address(out[0])
+        return cls._adopt(ptr, n, ctx, (_free, "hipHostFree", ptr))
+
+    def numpy(self, dtype: Any = np.uint8, shape: Any = None) -> np.ndarray:
+        """A writable numpy array over this memory, no copy.
+
+        The array keeps the memory alive: closing the buffer while it lives
+        only marks the buffer closed, and the memory is freed with the array.
+        """
+        return _numpy_view(self, dtype, shape)
+
+
+class ManagedBuffer(Buffer):
+    """Managed (unified) memory (``hipMallocManaged``): device and host can both use it.
+
+    ``numpy()`` views it on the host; synchronize the work using it first.
+    """
+
+    __slots__ = ()
+    _host_accessible = True
+    _nv_dl = _api.KDL_CUDA_MANAGED
+
+    @classmethod
+    def _allocate(cls, ctx: Any, nbytes: Any, flags: int) -> ManagedBuffer:
+        n = _size(nbytes, "Context.alloc_managed")
+        ctx._device_index()
+        a = api()
+        out = a.ffi.new("void **")
+        st = a.lib.hipMallocManaged(out, n, flags)
+        if st:
+            raise hip_error(st, "hipMallocManaged")
+        ptr = _api.address(out[0])
+        return cls._adopt(ptr, n, ctx, (_free, "hipFree", ptr))
+
+    def numpy(self, dtype: Any = np.uint8, shape: Any = None) -> np.ndarray:
+        """A writable numpy array over this memory, no copy (see `HostBuffer.numpy`)."""
+        return _numpy_view(self, dtype, shape)
+
+
+# ---- helpers -----------------------------------------------------------------------
+
+def _null_of(index: int) -> Any:
+    """The null stream wrapper of device ``index`` (-1: the current device), if one exists."""
+    from .device import _devices
+    if index < 0:
+        index = getattr(_api._tls, "device", -1)
+        if index < 0:
+            return None
+    dev = _devices.get(index)
+    null = dev._null if dev is not None else None
+    return null if null is not None and null._h is not None else None
+
+
+Stream: Any = None  # rocpy.hip.stream.Stream, bound at the first use (import cycle)
+_BUFFER_TYPES: frozenset = frozenset()
+_void_cache: dict[int, Any] = {}
+
+
+def _stream_of(stream: Any) -> Any:
+    global Stream
+    if Stream is None:
+        from . import stream as stream_module
+        Stream = stream_module.Stream
+    if type(stream) is Stream:
+        return stream
+    from .stream import as_stream
+    return as_stream(stream)
+
+
+_devptr_is_int: bool | None = None
+
+
+def _devptr(address: int) -> Any:
+    """``address`` as a ``hipDeviceptr_t``: ``void *`` on AMD, an integer on NVIDIA."""
+    global _devptr_is_int
+    if _devptr_is_int is None:
+        _devptr_is_int = api().ffi.typeof("hipDeviceptr_t").kind == "primitive"
+    return address if _devptr_is_int else _void(address)
+
+
+def _void(address: int) -> Any:
+    """``address`` as a ``void *`` (small cache: buffers are copied from again and again)."""
+    p = _void_cache.get(address)
+    if p is None:
+        if len(_void_cache) > 4096:
+            _void_cache.clear()
+        p = _void_cache[address] = api().ffi.cast("void *", address)
+    return p
+
+
+def _endpoint(obj: Any, writable: bool, call: str) -> tuple[int, int, Any]:
+    """(address, nbytes, object to keep alive) of a host copy endpoint."""
+    if isinstance(obj, TypedBuffer):
+        b = obj.buffer
+        return b.ptr, b._nbytes, b
+    if isinstance(obj, np.ndarray):
+        if writable:
+            if not obj.flags.c_contiguous:
+                raise _api.invalid(call, "the destination array is not C-contiguous")
+            if not obj.flags.writeable:
+                raise _api.invalid(call, "the destination array is read-only")
+        elif not obj.flags.c_contiguous:
+            obj = np.ascontiguousarray(obj)
+        return obj.__array_interface__["data"][0], obj.nbytes, obj
+    try:
+        view = memoryview(obj)
+    except TypeError:
+        raise TypeError(f"{call}: expected a buffer, a numpy array or a bytes-like object, "
+                        f"not {type(obj).__name__}") from None
+    if writable and view.readonly:
+        raise _api.invalid(call, f"the destination {type(obj).__name__} is read-only")
+    if not view.c_contiguous:
+        if writable:
+            raise _api.invalid(call, "the destination is not contiguous")
+        view = memoryview(view.tobytes())
+    ffi = api().ffi
+    cdata = ffi.from_buffer(view) if view.nbytes else None
+    addr = _api.address(cdata) if cdata is not None else 0
+    return addr, view.nbytes, (view, cdata)
+
+
+def _copy(dst: int, src: int, n: int, stream: Any, buf: Buffer, other: Any) -> None:
+    if n == 0:
+        return
+    lib = api().lib
+    if stream is not None:
+        s = stream if type(stream) is Stream else _stream_of(stream)
+        sh = s._h
+        if sh is None:
+            raise s._closed_error()
+        if s._errors.pending:
+            s._errors.check()
+        if s._bind >= 0:
+            use_device(s._bind)
+        st = lib.hipMemcpyAsync(_void(dst), _void(src), n, lib.hipMemcpyDefault, sh)
+        if st:
+            raise hip_error(st, "hipMemcpyAsync")
+        buf._last = s
+        if type(other) in _BUFFER_TYPES:
+            other._last = s
+        u = s._unfenced[0]
+        u.append((buf, other))
+        if len(u) >= s._limit:
+            s._fence()
+        return
+    if stream is None:
+        index = buf._dev_index
+        if index < 0 and isinstance(other, Buffer):
+            index = other._dev_index
+        if index >= 0:
+            use_device(index)
+        null = _null_of(index)
+        taken = null._take() if null is not None else None
+        st = lib.hipMemcpy(_void(dst), _void(src), n, lib.hipMemcpyDefault)
+        if st:
+            if taken:
+                null._unfenced[0].extend(taken)
+            raise hip_error(st, "hipMemcpy")
+        if null is not None:
+            null._completed(taken)  # a synchronous copy completes the null stream's earlier work
+        return
+
+
+__all__ = ["Buffer", "DeviceBuffer", "HostBuffer", "ManagedBuffer", "TypedBuffer"]
+
+
+
+def _bind_constants() -> None:
+    global _BUFFER_TYPES
+    _BUFFER_TYPES = frozenset({DeviceBuffer, HostBuffer, ManagedBuffer})
+
+
+_bind_constants()

@@ -1,0 +1,552 @@
+"""`Module` and `Kernel`: code loaded on a device, and launching its kernels.
+
+::
+
+    mod = rocpy.hip.Module.load("vadd.hsaco", device=dev)   # bundle or ELF; cubin/PTX on nvidia
+    k = mod["vadd"]
+    k.params                    # KernelArg: offsets, sizes, kinds (from the code object)
+    k.launch(grid=n // 256, block=256, args=(a, b, c, np.int32(n)), stream=s)
+
+On AMD (and the stub) the file is read with `rocpy.codeobject`: the code
+object matching the device's target ID is chosen (an error lists the file's
+targets when none does) and loaded with ``hipModuleLoadData``; argument
+layouts come from its metadata.  On NVIDIA the cubin, PTX or fatbin goes to
+the driver as is and layouts come from ``cuFuncGetParamInfo``.
+
+Launches use HIP's convention: ``grid`` counts **blocks** (not work-items),
+``block`` threads per block; each an int or 1 to 3 ints.
+"""
+from __future__ import annotations
+
+import os
+import re
+import threading
+import types
+import weakref
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .. import codeobject
+from .._handle import Handle
+from ..errors import HipError, hip_error
+from . import _api
+from ._api import api, use_device
+from .device import Device, as_device
+from .stream import Stream, as_stream
+
+
+try:
+    from operator import call as _call  # Python 3.11+: calls without a Python frame
+except ImportError:  # pragma: no cover
+    def _call(fn: Any, arg: Any) -> Any:
+        return fn(arg)
+
+
+def _buffer_or(convert: Any) -> Any:
+    """A converter taking rocpy buffers' addresses first, else ``convert``."""
+    from .memory import DeviceBuffer, HostBuffer, ManagedBuffer
+    buffers = frozenset({DeviceBuffer, HostBuffer, ManagedBuffer})
+
+    def fast(x: Any) -> Any:
+        if type(x) in buffers:
+            return x.ptr
+        return convert(x)
+    return fast
+
+
+def _launch_param_keys() -> tuple[Any, Any, Any]:
+    """HIP_LAUNCH_PARAM_BUFFER_POINTER, _BUFFER_SIZE and _END as ``void *``.
+
+    On AMD they are HIP's own (1, 2, 3).  On the NVIDIA platform HIP defines
+    them as CUDA's CU_LAUNCH_PARAM_* (1, 2, 0), which come from cuda.h and are
+    not in the nvidia backend's declarations.
+    """
+    a = api()
+    lib, ffi = a.lib, a.ffi
+    names = ("HIP_LAUNCH_PARAM_BUFFER_POINTER", "HIP_LAUNCH_PARAM_BUFFER_SIZE",
+             "HIP_LAUNCH_PARAM_END")
+    cuda = (1, 2, 0)
+    return tuple(getattr(lib, n) if hasattr(lib, n) else ffi.cast("void *", v)
+                 for n, v in zip(names, cuda))  # type: ignore[return-value]
+
+
+class KernelNotFoundError(HipError, LookupError):
+    """No kernel of that name in the module (``hipErrorNotFound``)."""
+
+
+def _unload(h: Any) -> None:
+    """Release recipe: ``hipModuleUnload``; raises on failure."""
+    st = api().lib.hipModuleUnload(h)
+    if st:
+        raise hip_error(st, "hipModuleUnload")
+
+
+def _read(source: Any) -> tuple[bytes, str]:
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return bytes(source), "<bytes>"
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        with open(path, "rb") as f:
+            return f.read(), path
+    raise TypeError(f"Module.load takes bytes or a path, not {type(source).__name__}")
+
+
+def _nvidia_names(data: bytes) -> tuple[str, ...]:
+    """Kernel names of a cubin (its ``.text.<name>`` sections) or PTX (``.entry``)."""
+    if data[:4] == b"\x7fELF":
+        try:
+            import io
+
+            from elftools.elf.elffile import ELFFile
+            elf = ELFFile(io.BytesIO(data))
+            return tuple(s.name[len(".text."):] for s in elf.iter_sections()
+                         if s.name.startswith(".text."))
+        except Exception:
+            return ()
+    if b".entry" in data[:1 << 20] or b".version" in data[:4096]:
+        text = data.decode("utf-8", "replace")
+        return tuple(re.findall(r"\.entry\s+([A-Za-z_$][\w$]*)", text))
+    return ()
+
+
+class Module(Handle):
+    """Code loaded on one device (``hipModuleLoadData``); ``mod["name"]`` is a `Kernel`.
+
+    Load with `Module.load`.  Kernels hold their module, so the module lives
+    while any of its kernels (or work using them) does.
+    """
+
+    __slots__ = ("_dev", "_ctx", "_image", "_code", "_names", "_kernels", "_source", "_mlock")
+
+    _dev: Device
+    _code: Any
+    _names: tuple[str, ...]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("load a Module with Module.load(path_or_bytes, device=...)")
+
+    @classmethod
+    def load(cls, source: Any, device: Any = None) -> Module:
+        """Load a code object file (path or bytes) on ``device`` (default: current).
+
+        AMD/stub: an offload bundle (plain or compressed) or an AMDGPU ELF;
+        the entry for the device's target is chosen
+        (`rocpy.codeobject.NoMatchingTargetError` lists the file's targets
+        when none matches).  nvidia: a cubin, PTX text or fatbin.
+        """
+        a = api()
+        dev = as_device(device)
+        data, where = _read(source)
+        code = None
+        if a.name == "nvidia":
+            is_text = data.lstrip()[:1] in (b".", b"/")
+            # PTX is text and must be NUL-terminated
+            image = data + b"\0" if is_text and not data.endswith(b"\0") else data
+            names = _nvidia_names(data)
+        else:
+            co_file = codeobject.load(data) if where == "<bytes>" else \
+                codeobject.CodeObjectFile(data, where)
+            code = co_file.select(dev.target_id)
+            image = code.data
+            names = tuple(code.kernels)
+        use_device(dev._index)
+        out = a.ffi.new("hipModule_t *")
+        buf = a.ffi.from_buffer(image)
+        st = a.lib.hipModuleLoadData(out, buf)
+        if st:
+            targets = f" (device target {dev.target_id})"
+            _api.raise_status(st, "hipModuleLoadData", f"loading {where}{targets}")
+        h = out[0]
+        mod = cls.__new__(cls)
+        try:
+            Handle.__init__(mod, h, (_unload, h), parents=(dev.context,))
+        except BaseException:
+            a.lib.hipModuleUnload(h)
+            raise
+        mod._dev = dev
+        mod._ctx = dev.context
+        mod._image = image
+        mod._code = code
+        mod._names = names
+        # weak: a parent must not hold its children (the handle table holds the
+        # children's parents, so a strong cycle through it would never be collected)
+        mod._kernels = weakref.WeakValueDictionary()
+        mod._source = where
+        mod._mlock = threading.Lock()
+        return mod
+
+    @property
+    def device(self) -> Device:
+        """The device the module is loaded on."""
+        return self._dev
+
+    @property
+    def code_object(self) -> Any:
+        """The `rocpy.codeobject.CodeObject` loaded (None on nvidia)."""
+        return self._code
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Kernel names in the module (from metadata; cubin sections or PTX entries on nvidia)."""
+        return self._names
+
+    @property
+    def kernels(self) -> Mapping[str, Kernel]:
+        """Every kernel by name (read-only)."""
+        return types.MappingProxyType({name: self[name] for name in self._names})
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names
+
+    def __getitem__(self, name: str) -> Kernel:
+        """The kernel ``name``; `KernelNotFoundError` (a LookupError) lists the known ones."""
+        if not isinstance(name, str):
+            raise TypeError(f"kernel names are str, not {type(name).__name__}")
+        h = self._require_open()
+        k = self._kernels.get(name)
+        if k is not None and k._h is not None:
+            return k
+        a = api()
+        use_device(self._dev._index)
+        out = a.ffi.new("hipFunction_t *")
+        st = a.lib.hipModuleGetFunction(out, h, name.encode())
+        if st:
+            known = ", ".join(self._names) or "none known"
+            err = hip_error(st, "hipModuleGetFunction")
+            cls = KernelNotFoundError if st == a.lib.hipErrorNotFound else type(err)
+            raise cls(err.status, err.name, f"no kernel {name!r} in {self._source} "
+                                            f"(kernels: {known})", "hipModuleGetFunction")
+        with self._mlock:
+            k = self._kernels.get(name)
+            if k is None or k._h is None:
+                k = self._kernels[name] = Kernel._make(self, name, out[0])
+        return k
+
+    def __repr__(self) -> str:
+        if self._h is None:
+            return "<Module closed>"
+        return f"<Module {self._source} on Device {self._dev._index}: {list(self._names)}>"
+
+
+def _dims(value: Any, what: str) -> tuple[int, int, int]:
+    if type(value) is int:
+        items: Sequence[Any] = (value,)
+    elif isinstance(value, (tuple, list)):
+        items = value
+    else:
+        try:
+            items = (value.__index__(),)
+        except AttributeError:
+            raise TypeError(f"{what} is an int or 1 to 3 ints, "
+                            f"not {type(value).__name__}") from None
+    if not 1 <= len(items) <= 3:
+        raise _api.fail("hipErrorInvalidConfiguration", "Kernel.launch",
+                        f"{what} has 1 to 3 dimensions, got {len(items)}")
+    dims = []
+    for d in items:
+        if isinstance(d, bool) or not hasattr(d, "__index__"):
+            raise TypeError(f"{what} dimensions are ints, not {type(d).__name__}")
+        n = d.__index__()
+        if n < 1:
+            raise _api.fail("hipErrorInvalidConfiguration", "Kernel.launch",
+                            f"{what} {value!r}: every dimension must be at least 1")
+        dims.append(n)
+    while len(dims) < 3:
+        dims.append(1)
+    return dims[0], dims[1], dims[2]
+
+
+class Kernel(Handle):
+    """A kernel of a `Module` (``hipFunction_t``, borrowed: its module owns it).
+
+    ``params`` describes the explicit arguments; `launch` packs them with a
+    cached packer (`rocpy.codeobject.KernargLayout`) into one kernarg buffer
+    passed through ``extra`` (``HIP_LAUNCH_PARAM_BUFFER_POINTER``).
+    """
+
+    __slots__ = ("_module", "_dev", "_dev_index", "_name", "_info", "_layout", "_pack_into",
+                 "_geom_args", "_kbuf", "_kview", "_extra", "_size_p", "_fn", "_null",
+                 "_lg", "_lb", "_ls", "_dims", "_max_threads", "_max_block", "_max_grid",
+                 "_max_shared", "_convs", "_spack", "_nullp", "_bufs", "_noargs")
+
+    _dims: tuple[int, int, int, int, int, int]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("get a Kernel with module['name']")
+
+    @classmethod
+    def _make(cls, module: Module, name: str, handle: Any) -> Kernel:
+        a = api()
+        ffi, lib = a.ffi, a.lib
+        dev = module._dev
+        k = cls.__new__(cls)
+        Handle.__init__(k, handle, parents=(module,))
+        k._module = module
+        k._dev = dev
+        k._dev_index = dev._index
+        k._name = name
+        if module._code is not None:
+            k._info = module._code.kernels.get(name)
+        else:
+            k._info = None
+        if k._info is not None:
+            layout = k._info.layout
+        elif a.name == "nvidia":
+            from ._nvidia_params import param_layout
+            pairs = param_layout(_api.address(handle))
+            end = max((off + size for off, size in pairs), default=0)
+            layout = codeobject.KernargLayout.from_params(pairs, size=end, name=name)
+        else:
+            raise _api.fail("hipErrorNotFound", "Module[name]",
+                            f"no metadata for kernel {name!r}: cannot lay out its arguments")
+        k._layout = layout
+        k._pack_into = layout.pack_into
+        k._geom_args = bool(layout.hidden)
+        # The packer's converters and struct, for a launch without hidden
+        # arguments to pack in one list comprehension and one pack_into; any
+        # problem falls back to layout.pack_into, which names the bad argument.
+        convs = getattr(layout, "_converters", None)
+        spack = getattr(getattr(layout, "_struct", None), "pack_into", None)
+        if k._geom_args or convs is None or spack is None:
+            k._convs, k._spack = None, None
+        else:
+            if k._info is None:
+                # a cubin's parameters are only sizes: 8-byte ones may be pointers,
+                # so let rocpy buffers skip the integer converter's general checks
+                convs = [_buffer_or(c) if p.size == 8 else c
+                         for c, p in zip(convs, layout.params)]
+            k._convs, k._spack = tuple(convs), spack
+        k._nullp = ffi.NULL
+        # nothing to pack (no parameters, no hidden arguments): one constant buffer serves all
+        k._noargs = not layout.params and not layout.hidden
+        size = layout.size
+        # One kernarg buffer per kernel, reused by every launch.  Reuse is safe
+        # once hipModuleLaunchKernel returns: hipamd copies the arguments at
+        # the call (hip_module.cpp ihipLaunchKernelCommand: each parameter is
+        # copied with kernel->parameters().set(i, size, kernargs + offset),
+        # then NDRangeKernelCommand::captureAndValidate() copies them into the
+        # command; with DEBUG_HIP_KERNARG_COPY_OPT, AllocCaptureSetValidate
+        # copies the buffer); graph kernel nodes copy ``extra``'s buffer too
+        # (hipGraphKernelNode::copyParams); CUDA's cuLaunchKernel copies its
+        # parameter buffer at launch; the stub copies in hip_launch_prepare.
+        # Buffers are taken from a small pool (list.pop/append are atomic), so
+        # threads launching the same kernel at once each pack their own.
+        k._bufs = []
+        k._kbuf, k._size_p, k._extra = k._new_buffer(size)
+        k._kview = ffi.buffer(k._kbuf)
+        k._bufs.append((k._kview, k._extra, k._kbuf, k._size_p))
+        k._fn = lib.hipModuleLaunchKernel
+        k._null = None
+        k._lg = k._lb = k._ls = None
+        k._dims = (1, 1, 1, 1, 1, 1)
+        max_threads = dev.max_threads_per_block
+        out = ffi.new("int *")
+        st = lib.hipFuncGetAttribute(out, lib.HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, handle)
+        if not st and out[0] > 0:
+            max_threads = min(max_threads, out[0])
+        k._max_threads = max_threads
+        k._max_block = dev.max_block_dims
+        k._max_grid = dev.max_grid_dims
+        k._max_shared = dev.shared_memory_per_block
+        return k
+
+    # ---- what it is -------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        """The kernel's symbol name."""
+        return self._name
+
+    @property
+    def module(self) -> Module:
+        """The module it belongs to."""
+        return self._module
+
+    @property
+    def device(self) -> Device:
+        """The device it runs on."""
+        return self._dev
+
+    @property
+    def info(self) -> Any:
+        """The code object's `rocpy.codeobject.KernelInfo` (None on nvidia)."""
+        return self._info
+
+    @property
+    def layout(self) -> codeobject.KernargLayout:
+        """The cached argument packer."""
+        return self._layout
+
+    @property
+    def params(self) -> tuple[Any, ...]:
+        """The explicit parameters (`rocpy.codeobject.KernelArg`: offset, size, kind, name)."""
+        return self._layout.params
+
+    @property
+    def max_threads_per_block(self) -> int:
+        """The largest block this kernel can launch with (device and launch bounds)."""
+        return self._max_threads
+
+    def attribute(self, name: str) -> int:
+        """A ``hipFuncGetAttribute`` value: ``"num_regs"``, ``"shared_size_bytes"``,
+        ``"local_size_bytes"``, ``"max_threads_per_block"``, ``"const_size_bytes"``,
+        ``"max_dynamic_shared_size_bytes"``, ``"binary_version"``, ``"ptx_version"``."""
+        a = api()
+        full = "HIP_FUNC_ATTRIBUTE_" + name.upper()
+        if not hasattr(a.lib, full):
+            raise _api.invalid("Kernel.attribute", f"unknown function attribute {name!r}")
+        out = a.ffi.new("int *")
+        st = a.lib.hipFuncGetAttribute(out, getattr(a.lib, full), self._require_open())
+        if st:
+            raise hip_error(st, "hipFuncGetAttribute")
+        return out[0]
+
+    def __repr__(self) -> str:
+        if self._h is None:
+            return f"<Kernel {self._name} closed>"
+        return f"<Kernel {self._name}({len(self._layout.params)} args) on Device {self._dev_index}>"
+
+    # ---- launching ------------------------------------------------------------------
+
+    def _geometry(self, grid: Any, block: Any, shared_mem: Any) -> tuple[int, ...]:
+        """Validate a launch configuration against the device's limits; the six dims."""
+        gx, gy, gz = _dims(grid, "grid")
+        bx, by, bz = _dims(block, "block")
+        threads = bx * by * bz
+        if threads > self._max_threads:
+            raise _api.fail("hipErrorInvalidConfiguration", "Kernel.launch",
+                            f"block {block!r} has {threads} threads; {self._name} on Device "
+                            f"{self._dev_index} allows at most {self._max_threads}")
+        mb, mg = self._max_block, self._max_grid
+        for axis, b, g, lb, lg in zip("xyz", (bx, by, bz), (gx, gy, gz), mb, mg):
+            if b > lb:
+                raise _api.fail("hipErrorInvalidConfiguration", "Kernel.launch",
+                                f"block {axis} = {b} exceeds the device's {lb}")
+            if g > lg:
+                raise _api.fail("hipErrorInvalidConfiguration", "Kernel.launch",
+                                f"grid {axis} = {g} blocks exceeds the device's {lg}")
+            if g * b > 0xFFFFFFFF:
+                raise _api.fail("hipErrorInvalidConfiguration", "Kernel.launch",
+                                f"grid {axis} x block {axis} = {g * b} work-items does not fit "
+                                "HIP's 32-bit global size")
+        if isinstance(shared_mem, bool) or not isinstance(shared_mem, int):
+            raise TypeError(f"shared_mem is an int (bytes), not {type(shared_mem).__name__}")
+        if not 0 <= shared_mem <= self._max_shared:
+            raise _api.invalid("Kernel.launch", f"shared_mem = {shared_mem} bytes; the device "
+                                                f"allows 0..{self._max_shared} per block")
+        return gx, gy, gz, bx, by, bz
+
+    def launch(self, grid: Any, block: Any, args: Sequence[Any] = (), stream: Any = None,
+               shared_mem: int = 0) -> None:
+        """Enqueue the kernel: ``grid`` blocks of ``block`` threads, on ``stream``.
+
+        ``grid`` and ``block`` are ints or 1 to 3 ints (HIP's convention:
+        ``grid`` counts blocks).  ``args`` follow the kernel's parameters:
+        buffers (or ints) for pointers, Python or numpy numbers for values
+        (pass ``np.int32(n)``/``np.float32(x)`` where the type matters), bytes
+        or numpy structs for structs.  ``stream`` is a `Stream`, an object with
+        ``__hip_stream__``, or None for the device's null stream;
+        ``shared_mem`` is dynamic LDS in bytes.  The configuration is checked
+        against the device's limits before the call
+        (``hipErrorInvalidConfiguration``/``hipErrorInvalidValue``); the
+        arguments (and this kernel) are kept alive until the launch completes.
+        """
+        h = self._h
+        if h is None:
+            raise self._closed_error()
+        if type(stream) is Stream:
+            s = stream
+        elif stream is None:
+            s = self._null
+            if s is None or s._h is None:
+                s = self._null = Stream.null(self._dev)
+        else:
+            s = as_stream(stream, self._dev)
+        sh = s._h
+        if sh is None:
+            raise s._closed_error()
+        if s._errors.pending:
+            s._errors.check()
+        if grid != self._lg or block != self._lb or shared_mem != self._ls:
+            self._dims = self._geometry(grid, block, shared_mem)
+            self._lg, self._lb, self._ls = grid, block, shared_mem
+        if s._fast != self._dev_index:  # another device, the null stream, or a capture
+            if s._dev_index != self._dev_index:
+                raise _api.invalid("Kernel.launch", f"{self._name} is loaded on Device "
+                                                    f"{self._dev_index}, the stream is on "
+                                                    f"Device {s._dev_index}")
+            if s._bind >= 0:
+                use_device(s._bind)
+            if s._capture is not None:
+                self._launch_captured(s, sh, args, grid, block, shared_mem)
+                return
+        gx, gy, gz, bx, by, bz = self._dims
+        if self._noargs and not args:
+            st = self._fn(h, gx, gy, gz, bx, by, bz, shared_mem, sh, self._nullp, self._extra)
+            if st:
+                raise hip_error(st, "hipModuleLaunchKernel")
+            u = s._unfenced[0]
+            u.append(self)
+            if len(u) >= s._limit:
+                s._fence()
+            return
+        bufs = self._bufs
+        try:
+            buf = bufs.pop()
+        except IndexError:  # another thread is packing: use one more buffer
+            kbuf, size_p, extra = self._new_buffer(self._layout.size)
+            buf = (self._ffi_buffer(kbuf), extra, kbuf, size_p)
+        convs = self._convs
+        if convs is not None and len(args) == len(convs):
+            if convs:
+                try:
+                    self._spack(buf[0], 0, *map(_call, convs, args))
+                except Exception:
+                    self._pack_into(buf[0], 0, args)  # raises, naming the argument
+                    raise
+        elif self._geom_args:
+            self._pack_into(buf[0], 0, args, grid_blocks=grid, block=block,
+                            dynamic_lds=shared_mem)
+        else:
+            self._pack_into(buf[0], 0, args)
+        st = self._fn(h, gx, gy, gz, bx, by, bz, shared_mem, sh, self._nullp, buf[1])
+        bufs.append(buf)
+        if st:
+            raise hip_error(st, "hipModuleLaunchKernel")
+        u = s._unfenced[0]
+        u.append((self, args))
+        if len(u) >= s._limit:
+            s._fence()
+
+    def _new_buffer(self, size: int) -> tuple[Any, Any, Any]:
+        ffi = api().ffi
+        pointer, size_key, end = _launch_param_keys()
+        kbuf = ffi.new("char[]", max(size, 1))
+        size_p = ffi.new("size_t *", size)
+        extra = ffi.new("void *[5]", [pointer, kbuf, size_key, size_p, end])
+        return kbuf, size_p, extra
+
+    @staticmethod
+    def _ffi_buffer(kbuf: Any) -> Any:
+        return api().ffi.buffer(kbuf)
+
+    def _packed(self, args: Sequence[Any], grid: Any, block: Any, shared_mem: int) -> tuple:
+        """A fresh kernarg buffer and ``extra`` array (for captures and graph nodes)."""
+        kbuf, size_p, extra = self._new_buffer(self._layout.size)
+        view = self._ffi_buffer(kbuf)
+        if self._geom_args:
+            self._pack_into(view, 0, args, grid_blocks=grid, block=block, dynamic_lds=shared_mem)
+        else:
+            self._pack_into(view, 0, args)
+        return kbuf, size_p, extra
+
+    def _launch_captured(self, s: Stream, sh: Any, args: Sequence[Any], grid: Any, block: Any,
+                         shared_mem: int) -> None:
+        # A capture keeps its own copy of the kernarg buffer, alive as long as the graph,
+        # whatever the runtime does with ``extra`` while capturing.
+        kbuf, size_p, extra = self._packed(args, grid, block, shared_mem)
+        gx, gy, gz, bx, by, bz = self._dims
+        st = self._fn(self._h, gx, gy, gz, bx, by, bz, shared_mem, sh, self._nullp, extra)
+        if st:
+            raise hip_error(st, "hipModuleLaunchKernel")
+        s._unfenced[0].append((self, args, kbuf, size_p, extra))

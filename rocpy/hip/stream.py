@@ -1,0 +1,656 @@
+"""`Stream`: an in-order queue of device work (HIP's ``hip::Stream``).
+
+::
+
+    s = dev.create_stream(priority="high", non_blocking=True)
+    buf.copy_from(host, stream=s)
+    k.launch(grid, block, args, stream=s)
+    s.add_callback(print, "done")          # runs on rocpy's dispatcher thread
+    ev = s.record()
+    s.synchronize()                        # callbacks' exceptions raise here
+    with s.capture(mode="thread_local") as g:
+        k.launch(grid, block, args, stream=s)
+    g.instantiate().launch(s)
+
+Kinds of stream:
+
+* ``dev.create_stream(priority=, non_blocking=, cu_mask=)``: owned; destroyed
+  by `close` (or ``with``, which synchronizes first);
+* `Stream.null(dev)`: the legacy null stream, borrowed; work on it waits for
+  the device's blocking streams and they wait for it (``non_blocking``
+  streams do not);
+* `Stream.per_thread(dev)`: the calling thread's default stream
+  (``hipStreamPerThread``), borrowed;
+* `Stream.from_handle(ptr, owner=obj)`: another library's stream, borrowed;
+  ``owner`` is kept alive as long as the wrapper.
+
+Everywhere rocpy takes a stream it also takes ``None`` (the null stream of
+the device concerned) and any object with a ``__hip_stream__()`` method
+returning ``(version, handle_int)`` (on nvidia also ``__cuda_stream__``).
+Streams have both.
+
+Stream-ordered lifetime: what enqueued work uses (buffers, pageable host
+arrays, kernel arguments) is held by the stream until that work completes.
+The stream records a private event (a fence) every few hundred items, or at
+once where a release waits on it; `synchronize` and `done` drop what is
+complete.  A stream closed or collected with work in flight hands what that
+work uses to rocpy's reaper, which drops it when the work completes.
+"""
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from .. import _reaper
+from .._dispatcher import CallbackErrors, dispatcher
+from .._handle import Handle
+from .._reaper import PendingList
+from ..errors import NotSupportedError, hip_error
+from . import _api
+from ._api import api, use_device
+from .device import Device, as_device
+from ._callbacks import _callback_trampolines, _dispatcher_barrier
+from .event import Event, _Fence
+
+#: Items held before a fence is recorded (amortizes one event over many launches).
+FENCE_EVERY = 256
+
+_OWNED, _NULL, _PER_THREAD, _FOREIGN = "owned", "null", "per_thread", "foreign"
+_per_thread = threading.local()
+
+
+def _destroy_stream(h: Any, dev_index: int, ctx: Any, box: list, pending: PendingList) -> None:
+    """Release recipe: hand in-flight keep-alives to the reaper, then ``hipStreamDestroy``."""
+    lib = api().lib
+    objs = box[0]
+    if objs:
+        box[0] = []
+        fence = None
+        if _reaper.running():
+            try:
+                fence = _Fence.record(h, dev_index, ctx)
+            except Exception:
+                fence = None
+        if fence is not None:
+            _reaper.keep_alive_until(fence.done, fence, objs)
+        else:
+            lib.hipStreamSynchronize(h)
+        del objs
+    st = lib.hipStreamDestroy(h)
+    if st:
+        raise hip_error(st, "hipStreamDestroy")
+
+
+def _priority_value(dev: Device, priority: Any) -> int:
+    if isinstance(priority, str):
+        least, greatest = dev.stream_priority_range
+        key = priority.lower()
+        if key == "high":
+            return greatest
+        if key == "low":
+            return least
+        if key == "normal":
+            return max(min(0, max(least, greatest)), min(least, greatest))
+        raise _api.invalid("Device.create_stream", f"priority {priority!r} is not 'high', "
+                                                   "'normal', 'low' or an int")
+    if isinstance(priority, bool) or not isinstance(priority, int):
+        raise TypeError(f"a stream priority is 'high', 'normal', 'low' or an int, "
+                        f"not {type(priority).__name__}")
+    return priority
+
+
+def _cu_mask_words(mask: Any) -> list[int]:
+    if isinstance(mask, int) and not isinstance(mask, bool):
+        if mask <= 0:
+            raise _api.invalid("Device.create_stream", "cu_mask must enable at least one CU")
+        words = []
+        while mask:
+            words.append(mask & 0xFFFFFFFF)
+            mask >>= 32
+        return words
+    words = [int(w) for w in mask]
+    if not words or not any(words) or any(not 0 <= w <= 0xFFFFFFFF for w in words):
+        raise _api.invalid("Device.create_stream", "cu_mask is 32-bit words (CU 0 is bit 0 of "
+                                                   "the first) with at least one bit set")
+    return words
+
+
+class Stream(Handle):
+    """A HIP stream; see the module docstring.  Make one with `Device.create_stream`."""
+
+    __slots__ = ("_dev", "_dev_index", "_ctx", "_bind", "_pending", "_unfenced", "_limit",
+                 "_errors", "_lock", "_kind", "_capture", "_priority", "_flags",
+                 "_cb_seen", "_more_errors", "_fast")
+
+    _dev: Device
+    _dev_index: int
+    _ctx: Any
+    _bind: int
+    _pending: PendingList
+    _unfenced: list
+    _limit: int
+    _errors: CallbackErrors
+    _kind: str
+    _capture: Any
+    _priority: int | None
+    _flags: int | None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("make a Stream with Device.create_stream(), Stream.null(), "
+                        "Stream.per_thread() or Stream.from_handle()")
+
+    # ---- construction -----------------------------------------------------------
+
+    @classmethod
+    def _new(cls, dev: Device, handle: Any, kind: str, release: bool,
+             extra_parents: tuple[Any, ...] = ()) -> Stream:
+        s = cls.__new__(cls)
+        box: list = [[]]
+        pending = PendingList(ordered=True)
+        ctx = dev.context
+        recipe = (_destroy_stream, handle, dev._index, ctx, box, pending) if release else None
+        Handle.__init__(s, handle, recipe, parents=(ctx,) + extra_parents)
+        s._dev = dev
+        s._dev_index = dev._index
+        s._ctx = ctx
+        s._bind = dev._index if kind in (_NULL, _PER_THREAD) else -1
+        s._pending = pending
+        s._unfenced = box
+        # per-thread and foreign wrappers fence at once: they may not outlive the thread
+        # (or the other library's handle), so nothing waits in them for a later fence
+        s._limit = FENCE_EVERY if kind in (_OWNED, _NULL) else 1
+        s._errors = CallbackErrors()
+        s._lock = threading.Lock()
+        s._kind = kind
+        s._capture = None
+        s._priority = None
+        s._flags = None
+        s._cb_seen = False
+        s._more_errors = []
+        # the device index when nothing needs doing before enqueueing (no current
+        # device to set, no capture), else -1: one comparison in Kernel.launch
+        s._fast = dev._index if s._bind < 0 else -1
+        dev._streams.add(s)
+        return s
+
+    @classmethod
+    def _create(cls, dev: Device, priority: Any, non_blocking: bool, cu_mask: Any) -> Stream:
+        a = api()
+        ffi, lib = a.ffi, a.lib
+        prio = _priority_value(dev, priority)
+        flags = lib.hipStreamNonBlocking if non_blocking else lib.hipStreamDefault
+        out = ffi.new("hipStream_t *")
+        if cu_mask is not None:
+            words = _cu_mask_words(cu_mask)
+            if a.name == "nvidia" or not a.has("hipExtStreamCreateWithCUMask"):
+                raise NotSupportedError("CU masks are an AMD extension "
+                                        "(hipExtStreamCreateWithCUMask), not available here")
+            if non_blocking or priority not in ("normal", 0):
+                raise _api.invalid("Device.create_stream", "HIP cannot combine a CU mask with "
+                                                           "non_blocking or a priority")
+            use_device(dev._index)
+            st = lib.hipExtStreamCreateWithCUMask(out, len(words), ffi.new("uint32_t[]", words))
+            call = "hipExtStreamCreateWithCUMask"
+        else:
+            use_device(dev._index)
+            st = lib.hipStreamCreateWithPriority(out, flags, prio)
+            call = "hipStreamCreateWithPriority"
+        if st:
+            raise hip_error(st, call)
+        h = out[0]
+        try:
+            s = cls._new(dev, h, _OWNED, True)
+        except BaseException:
+            lib.hipStreamDestroy(h)
+            raise
+        s._flags = flags
+        return s
+
+    @classmethod
+    def null(cls, device: Any = None) -> Stream:
+        """The legacy null stream of ``device`` (default: the current device), borrowed.
+
+        The same object every time (until a device reset).  Work on it runs
+        after the device's blocking streams' earlier work and before their
+        later work; non-blocking streams are not ordered with it.
+        """
+        dev = as_device(device)
+        s = dev._null
+        if s is None or s._h is None:
+            with dev._dev_lock:
+                s = dev._null
+                if s is None or s._h is None:
+                    s = dev._null = cls._new(dev, api().ffi.NULL, _NULL, False)
+                    s._flags = api().lib.hipStreamDefault
+                    s._priority = 0
+        return s
+
+    @classmethod
+    def per_thread(cls, device: Any = None) -> Stream:
+        """The calling thread's default stream on ``device`` (``hipStreamPerThread``), borrowed.
+
+        One object per thread and device; it is ordered with the null stream
+        like a blocking stream.
+        """
+        dev = as_device(device)
+        streams = getattr(_per_thread, "streams", None)
+        if streams is None:
+            streams = _per_thread.streams = {}
+        s = streams.get(dev._index)
+        if s is None or s._h is None:
+            a = api()
+            s = streams[dev._index] = cls._new(dev, a.ffi.cast("hipStream_t", 2), _PER_THREAD,
+                                               False)
+        return s
+
+    @classmethod
+    def from_handle(cls, handle: Any, owner: Any = None, device: Any = None) -> Stream:
+        """Wrap another library's stream without owning it.
+
+        ``handle``: an int or a cffi pointer, or an object with
+        ``__hip_stream__`` (or ``__cuda_stream__`` on nvidia).  ``owner`` is
+        kept alive while the wrapper lives.  ``device`` defaults to the
+        stream's own (``hipGetStreamDeviceId`` where the runtime has it), else
+        the current device.  0 is the null stream and 2 the per-thread stream.
+        """
+        a = api()
+        ffi = a.ffi
+        if isinstance(handle, Stream):
+            return handle
+        proto = _protocol(handle)
+        if proto is not None:
+            if owner is None:
+                owner = handle
+            handle = proto
+        if isinstance(handle, int) and not isinstance(handle, bool):
+            value = handle
+        elif isinstance(handle, ffi.CData):
+            value = _api.address(handle)
+        else:
+            raise TypeError(f"a stream handle is an int, a cffi pointer or an object with "
+                            f"__hip_stream__, not {type(handle).__name__}")
+        if value < 0:
+            raise _api.invalid("Stream.from_handle", f"{value} is not a stream handle")
+        if device is None:
+            device = _stream_device(value)
+        dev = as_device(device)
+        if value == 0:
+            return cls.null(dev)
+        if value == 2:
+            return cls.per_thread(dev)
+        h = ffi.cast("hipStream_t", value)
+        kind = _NULL if value == 1 and a.name == "nvidia" else _FOREIGN  # cudaStreamLegacy
+        parents = () if owner is None else (owner,)
+        s = cls._new(dev, h, kind, False, parents)
+        s._limit = 1
+        return s
+
+    # ---- what it is -------------------------------------------------------------
+
+    @property
+    def device(self) -> Device:
+        """The device the stream runs work on."""
+        return self._dev
+
+    @property
+    def context(self) -> Any:
+        """The device's primary `Context`."""
+        return self._ctx
+
+    @property
+    def kind(self) -> str:
+        """``'owned'``, ``'null'``, ``'per_thread'`` or ``'foreign'``."""
+        return self._kind
+
+    @property
+    def priority(self) -> int:
+        """The priority (smaller is higher; see `Device.stream_priority_range`)."""
+        p = self._priority
+        if p is None:
+            a = api()
+            h = self._require_open()
+            if self._bind >= 0:
+                use_device(self._bind)
+            out = a.ffi.new("int *")
+            st = a.lib.hipStreamGetPriority(h, out)
+            if st:
+                raise hip_error(st, "hipStreamGetPriority")
+            p = out[0]
+            if self._kind == _OWNED:
+                self._priority = p
+        return p
+
+    @property
+    def flags(self) -> int:
+        """``hipStreamDefault`` (0) or ``hipStreamNonBlocking`` (1)."""
+        f = self._flags
+        if f is None:
+            a = api()
+            h = self._require_open()
+            if self._bind >= 0:
+                use_device(self._bind)
+            out = a.ffi.new("unsigned int *")
+            st = a.lib.hipStreamGetFlags(h, out)
+            if st:
+                raise hip_error(st, "hipStreamGetFlags")
+            f = out[0]
+        return f
+
+    @property
+    def non_blocking(self) -> bool:
+        """Whether the stream is exempt from the null stream's implicit ordering."""
+        return bool(self.flags & api().lib.hipStreamNonBlocking)
+
+    def _stream_int(self) -> int:
+        h = self._require_open()
+        return _api.address(h)
+
+    def __hip_stream__(self) -> tuple[int, int]:
+        """The stream protocol: ``(0, handle as int)`` (0 is the null stream)."""
+        return 0, self._stream_int()
+
+    @property
+    def __cuda_stream__(self) -> Callable[[], tuple[int, int]]:
+        """``__cuda_stream__()`` on the nvidia backend only (as ``__hip_stream__``)."""
+        if api().name != "nvidia":
+            raise AttributeError("__cuda_stream__ exists on the nvidia backend only")
+        return self.__hip_stream__
+
+    def __repr__(self) -> str:
+        if self._h is None:
+            return f"<Stream {self._kind} closed>"
+        return f"<Stream {self._kind} {self._stream_int():#x} on Device {self._dev_index}>"
+
+    # ---- stream-ordered lifetime ------------------------------------------------
+
+    def _hold(self, obj: Any) -> None:
+        """Keep ``obj`` until the work enqueued so far completes (batched fences)."""
+        u = self._unfenced[0]
+        u.append(obj)
+        if len(u) >= self._limit:
+            self._fence()
+
+    def _keep_alive(self, *objs: Any) -> None:
+        """The `Handle` contract: keep ``objs`` until the enqueued work completes, fencing now."""
+        self._unfenced[0].append(objs)
+        self._fence()
+
+    def _fence(self) -> None:
+        """Record a fence after what is held and move it to the ordered keep-alive list."""
+        if self._capture is not None or self._h is None:
+            return
+        box = self._unfenced
+        with self._lock:
+            objs = box[0]
+            if not objs or self._capturing_elsewhere():
+                return
+            box[0] = []
+        try:
+            fence = _Fence.record(self._h, self._dev_index, self._ctx)
+        except BaseException:
+            box[0].extend(objs)
+            raise
+        self._pending.keep_alive(fence.done, fence, objs)
+
+    def _capturing_elsewhere(self) -> bool:
+        """True when the stream takes part in a capture rocpy did not begin (a fork)."""
+        a = api()
+        if self._kind == _PER_THREAD or not a.has("hipStreamIsCapturing"):
+            return False
+        out = a.ffi.new("hipStreamCaptureStatus *")
+        if self._bind >= 0:
+            use_device(self._bind)
+        st = a.lib.hipStreamIsCapturing(self._h, out)
+        return bool(st) or out[0] != a.lib.hipStreamCaptureStatusNone
+
+    def _take(self) -> list | None:
+        """Detach what is held so far (before a wait that completes it)."""
+        if self._capture is not None:
+            return None
+        box = self._unfenced
+        objs, box[0] = box[0], []
+        return objs
+
+    def _completed(self, taken: list | None = None) -> None:
+        """After a wait that completed this stream's work: drop what it held."""
+        del taken
+        self._pending.poll()
+
+    # ---- work -------------------------------------------------------------------
+
+    def _enter(self) -> Any:
+        """Checks before enqueueing: open, callback errors, current device."""
+        h = self._h
+        if h is None:
+            raise self._closed_error()
+        if self._errors.pending:
+            self._errors.check()
+        if self._bind >= 0:
+            use_device(self._bind)
+        return h
+
+    def synchronize(self) -> None:
+        """Wait until all work enqueued so far is complete, host callbacks included.
+
+        Raises `rocpy.CallbackError` if a callback added with `add_callback`
+        (or a host node of a graph launched here) raised.
+        """
+        h = self._enter()
+        taken = self._take()
+        st = api().lib.hipStreamSynchronize(h)
+        if st:
+            if taken:
+                self._unfenced[0].extend(taken)
+            raise hip_error(st, "hipStreamSynchronize")
+        del taken
+        self._pending.poll()
+        if self._cb_seen:
+            self._cb_seen = False
+            _dispatcher_barrier()
+        self._check_callbacks()
+
+    def _check_callbacks(self) -> None:
+        self._errors.check()
+        more = self._more_errors
+        if more:
+            self._more_errors = []
+            for errors in more:
+                errors.check()
+
+    def _watch_callbacks(self, errors: CallbackErrors) -> None:
+        """Report ``errors`` (a graph's host nodes) at this stream's next synchronize."""
+        self._cb_seen = True
+        if not any(e is errors for e in self._more_errors):
+            self._more_errors.append(errors)
+
+    @property
+    def done(self) -> bool:
+        """Whether all work enqueued so far is complete (``hipStreamQuery``; not
+        ready is False, not an error).  Host callbacks may still be running
+        on rocpy's dispatcher thread; `synchronize` waits for them too."""
+        h = self._enter()
+        a = api()
+        taken = self._take()
+        st = a.lib.hipStreamQuery(h)
+        if st:
+            if taken:
+                self._unfenced[0].extend(taken)
+            if st == a.not_ready:
+                self._pending.poll()
+                return False
+            raise hip_error(st, "hipStreamQuery")
+        del taken
+        self._pending.poll()
+        return True
+
+    def query(self) -> bool:
+        """`done` as a method."""
+        return self.done
+
+    def wait(self, what: Any) -> None:
+        """Make later work on this stream wait for ``what``: an `Event`, or
+        another stream's work enqueued so far (``hipStreamWaitEvent``)."""
+        h = self._enter()
+        if isinstance(what, Event):
+            ev = what._require_open()
+            st = api().lib.hipStreamWaitEvent(h, ev, 0)
+            if st:
+                raise hip_error(st, "hipStreamWaitEvent")
+            return
+        other = what if isinstance(what, Stream) else as_stream(what)
+        marker = other.record(timing=False)
+        try:
+            if self._bind >= 0:
+                use_device(self._bind)
+            st = api().lib.hipStreamWaitEvent(h, marker._h, 0)
+            if st:
+                raise hip_error(st, "hipStreamWaitEvent")
+        finally:
+            marker.close()  # the runtime keeps the wait's dependency itself
+
+    def record(self, event: Event | None = None, timing: bool = True) -> Event:
+        """Record ``event`` (default: a new one, with ``timing``) here and return it."""
+        self._enter()
+        if event is None:
+            event = Event(self._dev, timing=timing)
+        return event.record(self)
+
+    def add_callback(self, fn: Callable[..., object], *args: Any) -> None:
+        """Call ``fn(*args)`` on rocpy's dispatcher thread once the work before it completes.
+
+        Never on the runtime's thread.  Later work on the stream does not wait
+        for ``fn`` to return.  If ``fn`` raises, the exception is reported as
+        `rocpy.CallbackError` by the next use of this stream (at the latest
+        `synchronize`, which also waits for the callbacks before it).  In a
+        capture it becomes a host node of the graph (running at each launch).
+        Uses ``hipLaunchHostFunc``, or ``hipStreamAddCallback`` where the
+        runtime lacks it.
+        """
+        if not callable(fn):
+            raise TypeError(f"add_callback takes a callable, not {type(fn).__name__}")
+        h = self._enter()
+        a = api()
+        d = dispatcher()
+        graph = self._capture
+        if graph is not None:
+            token = graph._register_host_fn(fn, args)
+        else:
+            token = d.register(lambda _a, _b: fn(*args), errors=self._errors, once=True)
+        host_fn, stream_cb = _callback_trampolines()
+        user = a.ffi.cast("void *", token)
+        if a.has("hipLaunchHostFunc"):
+            st, call = a.lib.hipLaunchHostFunc(h, host_fn, user), "hipLaunchHostFunc"
+        else:
+            st, call = a.lib.hipStreamAddCallback(h, stream_cb, user, 0), "hipStreamAddCallback"
+        if st:
+            d.unregister(token)
+            if graph is not None:
+                graph._forget_host_fn(token)
+            raise hip_error(st, call)
+        self._cb_seen = True
+
+    def capture(self, mode: str = "global") -> contextlib.AbstractContextManager[Any]:
+        """Capture the work enqueued in the ``with`` block into a `Graph` (yielded, filled at exit).
+
+        ``mode``: ``"global"`` (unsafe calls such as allocations and
+        synchronizations anywhere in the process, except from threads in
+        relaxed mode, invalidate the capture), ``"thread_local"`` (only from
+        this thread), ``"relaxed"`` (none do).  An invalidated capture raises
+        the runtime's error at the end of the block
+        (``hipErrorStreamCaptureInvalidated``) and leaves the graph unusable.
+        Nothing runs while capturing; what the captured work uses is kept
+        alive by the graph (and by its executable graphs).
+        """
+        from .graph import capture
+        return capture(self, mode)
+
+    @property
+    def is_capturing(self) -> bool:
+        """Whether the stream is capturing now (``hipStreamIsCapturing``)."""
+        h = self._require_open()
+        a = api()
+        if not a.has("hipStreamIsCapturing"):
+            return False
+        if self._bind >= 0:
+            use_device(self._bind)
+        out = a.ffi.new("hipStreamCaptureStatus *")
+        st = a.lib.hipStreamIsCapturing(h, out)
+        if st:
+            raise hip_error(st, "hipStreamIsCapturing")
+        return out[0] == a.lib.hipStreamCaptureStatusActive
+
+    # ---- lifetime ---------------------------------------------------------------
+
+    def close(self, stream: Any = None) -> None:
+        """Destroy an owned stream (after handing what its in-flight work uses to
+        the reaper); a borrowed one only stops being usable through this wrapper."""
+        if self._kind != _OWNED and self._h is not None:
+            objs = self._take()
+            if objs:
+                try:
+                    fence = _Fence.record(self._h, self._dev_index, self._ctx)
+                except Exception:
+                    self.synchronize()
+                else:
+                    _reaper.keep_alive_until(fence.done, fence, objs)
+        super().close(stream)
+
+    def __enter__(self) -> Stream:
+        self._require_open()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        """Synchronize, then close (an owned stream is destroyed)."""
+        try:
+            if self._h is not None:
+                self.synchronize()
+        finally:
+            self.close()
+
+
+def _protocol(obj: Any) -> Any:
+    """The handle int from ``__hip_stream__`` / ``__cuda_stream__``, or None."""
+    fn = getattr(obj, "__hip_stream__", None)
+    if fn is None and api().name == "nvidia":
+        fn = getattr(obj, "__cuda_stream__", None)
+    if fn is None:
+        return None
+    value = fn()
+    if isinstance(value, tuple):
+        if len(value) != 2:
+            raise TypeError(f"{type(obj).__name__}.__hip_stream__() returned {value!r}, "
+                            "not (version, handle)")
+        value = value[1]
+    return int(value)
+
+
+def _stream_device(value: int) -> Any:
+    a = api()
+    if value in (0, 1, 2) or a.name == "nvidia" or not a.has("hipGetStreamDeviceId"):
+        return None
+    index = a.lib.hipGetStreamDeviceId(a.ffi.cast("hipStream_t", value))
+    return index if index >= 0 else None
+
+
+def as_stream(obj: Any, device: Any = None) -> Stream:
+    """``obj`` as a `Stream`: a Stream, None (the null stream of ``device``, default
+    the current device), or an object with the stream protocol."""
+    if type(obj) is Stream:
+        return obj
+    if obj is None:
+        return Stream.null(device)
+    if isinstance(obj, Stream):
+        return obj
+    handle = _protocol(obj)
+    if handle is None:
+        raise TypeError(f"expected a Stream, None or an object with __hip_stream__, "
+                        f"not {type(obj).__name__}")
+    return Stream.from_handle(handle, owner=obj, device=device)
+
+
+from . import event as _event  # noqa: E402  (event.py needs these; it cannot import them)
+
+_event.Stream = Stream
+_event.as_stream = as_stream

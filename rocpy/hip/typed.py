@@ -1,0 +1,163 @@
+"""`TypedBuffer`: a buffer seen as a typed, shaped array (for DLPack, numpy, CUDA's interface).
+
+::
+
+    t = buf.typed(np.float32, (64, 64))
+    np.from_dlpack(t)             # the stub, pinned and managed memory: a zero-copy numpy array
+    torch.from_dlpack(t)          # device memory on amd (kDLROCM) and nvidia (kDLCUDA)
+
+Also here: the borrowed child handle (`_HostView`) that numpy arrays and
+DLPack consumers hold, so that closing a buffer while they use it only marks
+it closed and the memory is freed after them.
+"""
+from __future__ import annotations
+
+import operator
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .._handle import Handle
+from . import _api
+from ._api import api
+
+if TYPE_CHECKING:
+    from .memory import Buffer
+
+
+class _HostView(Handle):
+    """A borrowed child of a buffer that a numpy array (or DLPack consumer) holds.
+
+    While it lives, closing the buffer only marks it closed; the memory is
+    freed once the last view is gone.
+    """
+
+    __slots__ = ("_iface",)
+
+    def __init__(self, buffer: Buffer, iface: dict[str, Any] | None = None) -> None:
+        super().__init__(buffer._require_open(), parents=(buffer,))
+        self._iface = iface
+
+    @property
+    def __array_interface__(self) -> dict[str, Any]:
+        iface = self._iface
+        if iface is None or self._h is None:
+            raise AttributeError("__array_interface__")
+        return iface
+
+
+class TypedBuffer:
+    """A buffer seen as a C-ordered array of ``dtype`` and ``shape``.
+
+    Made by ``buf.typed(dtype, shape)`` and by `rocpy.hip.from_dlpack` for
+    device memory.  Exposes ``__dlpack__``, ``__dlpack_device__`` and, on
+    nvidia, ``__cuda_array_interface__``; copies go through the buffer.
+    """
+
+    __slots__ = ("buffer", "dtype", "shape", "readonly", "__weakref__")
+
+    def __init__(self, buffer: Buffer, dtype: Any, shape: Any = None,
+                 readonly: bool = False) -> None:
+        dt = np.dtype(dtype)
+        n = buffer.nbytes
+        call = "Buffer.typed"
+        if dt.itemsize == 0:
+            raise _api.invalid(call, f"dtype {dt} has no size")
+        if shape is None:
+            if n % dt.itemsize:
+                raise _api.invalid(call, f"{n} bytes are not a whole number of {dt} "
+                                         f"({dt.itemsize} bytes)")
+            shape = (n // dt.itemsize,)
+        elif isinstance(shape, int):
+            shape = (shape,)
+        shape = tuple(operator.index(d) for d in shape)
+        count = 1
+        for d in shape:
+            if d < 0:
+                raise _api.invalid(call, f"negative dimension in shape {shape}")
+            count *= d
+        if count * dt.itemsize != n:
+            raise _api.invalid(call, f"shape {shape} of {dt} is {count * dt.itemsize} bytes, "
+                                     f"the buffer {n}")
+        self.buffer = buffer
+        self.dtype = dt
+        self.shape = shape
+        self.readonly = readonly
+
+    @property
+    def ptr(self) -> int:
+        """The address of the first element."""
+        return self.buffer.ptr
+
+    @property
+    def nbytes(self) -> int:
+        """Size in bytes."""
+        return self.buffer.nbytes
+
+    def __repr__(self) -> str:
+        return f"<TypedBuffer {self.dtype}{list(self.shape)} of {self.buffer!r}>"
+
+    def numpy(self) -> np.ndarray:
+        """A numpy view (host-accessible memory: pinned or managed; device memory on the stub)."""
+        return _numpy_view(self.buffer, self.dtype, self.shape, force=api().name == "stub")
+
+    def copy_from(self, src: Any, stream: Any = None) -> None:
+        """`Buffer.copy_from` on the underlying buffer."""
+        self.buffer.copy_from(src, stream)
+
+    def copy_to(self, dst: Any, stream: Any = None) -> Any:
+        """`Buffer.copy_to` on the underlying buffer."""
+        return self.buffer.copy_to(dst, stream)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """(device type, device id); see `Buffer.__dlpack_device__`."""
+        return self.buffer._dl_device()
+
+    def __dlpack__(self, *, stream: Any = None, max_version: tuple[int, int] | None = None,
+                   dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
+        """A DLPack capsule (DLPack 1.0 protocol).
+
+        ``stream``: the consumer's stream (``None``: the legacy default
+        stream; ``-1``: no ordering); work rocpy last enqueued on this buffer
+        (copies and fills) is ordered before it.  ``max_version`` of (1, x)
+        or later gives a versioned capsule, else a legacy one.
+        ``dl_device``: only this buffer's device, or ``(kDLCPU, 0)`` with
+        ``copy=True`` for a host copy.  ``copy=True`` always exports a copy.
+        """
+        from . import _dlpack
+        return _dlpack.export(self.buffer, self.dtype, self.shape, stream=stream,
+                              max_version=max_version, dl_device=dl_device, copy=copy,
+                              readonly=self.readonly)
+
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]:
+        """CUDA Array Interface v3 (nvidia backend only)."""
+        return _cuda_array_interface(self.buffer, self.dtype, self.shape)
+
+
+
+def _numpy_view(buffer: Buffer, dtype: Any, shape: Any, force: bool = False) -> np.ndarray:
+    if not (buffer._host_accessible or force):
+        raise TypeError(f"a {type(buffer).__name__} is not host-accessible: copy it to the host "
+                        "(copy_to) instead")
+    typed = TypedBuffer(buffer, dtype, shape)
+    iface = {"data": (buffer.ptr, False), "shape": typed.shape, "typestr": typed.dtype.str,
+             "descr": typed.dtype.descr, "version": 3}
+    if typed.dtype.fields is None:
+        del iface["descr"]
+    return np.asarray(_HostView(buffer, iface))
+
+
+def _cuda_array_interface(buffer: Buffer, dtype: np.dtype,
+                          shape: tuple[int, ...]) -> dict[str, Any]:
+    if api().name != "nvidia":
+        raise AttributeError("__cuda_array_interface__ exists on the nvidia backend only")
+    iface: dict[str, Any] = {"shape": tuple(shape), "typestr": dtype.str,
+                             "data": (buffer.ptr, False), "version": 3, "strides": None}
+    last = buffer._last
+    if last is not None and last._h is not None:
+        iface["stream"] = last._stream_int()
+    return iface
+
+
+__all__ = ["TypedBuffer"]

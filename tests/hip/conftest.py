@@ -1,0 +1,174 @@
+"""Fixtures of the rocpy.hip unit tests (written for the stub; most run anywhere).
+
+Every test ends with ``rocpy.debug.live_objects()`` back to empty (after the
+devices' work completed); tests that need the stub's controls are marked
+``stub_only``.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+import rocpy
+import rocpy.debug
+from kernels.compile import compile_hip, find_hipcc
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SPIN_SOURCE = os.path.join(os.path.dirname(HERE), "conformance", "kernels", "spin_fill.hip")
+BACKEND = rocpy.backend().name
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "stub_only: uses rocpy.stub (the stub backend only)")
+    config.addinivalue_line("markers", "amd_code: AMD code objects or hipcc (amd and stub)")
+    config.addinivalue_line("markers", "graphs: needs HIP's graph API (not on HIP 5.x NVIDIA)")
+
+
+def pytest_collection_modifyitems(config, items):
+    from rocpy import hip
+    graphs = hasattr(hip.lib, "hipGraphCreate")
+    for item in items:
+        if "stub_only" in item.keywords and BACKEND != "stub":
+            item.add_marker(pytest.mark.skip(reason=f"needs the stub; the backend is {BACKEND}"))
+        if "amd_code" in item.keywords and BACKEND == "nvidia":
+            item.add_marker(pytest.mark.skip(reason="AMD code objects; the backend is nvidia"))
+        if "graphs" in item.keywords and not graphs:
+            item.add_marker(pytest.mark.skip(reason="this backend's HIP has no graph API"))
+
+
+def _hip_runtime_works() -> bool:
+    from rocpy.hip import ffi, lib
+    ev = ffi.new("hipEvent_t *")
+    if lib.hipEventCreate(ev):
+        return False
+    lib.hipEventDestroy(ev[0])
+    return True
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _hip_runtime():
+    if not _hip_runtime_works():
+        pytest.skip("this backend's HIP runtime has no streams/events (the stub's HIP half "
+                    "is not built in)")
+
+
+def settle(timeout: float = 5.0) -> dict:
+    """Synchronize every device, collect, and return what is still alive."""
+    from rocpy import hip
+    for i in range(hip.device_count()):
+        hip.Device(i).synchronize()
+    deadline = time.monotonic() + timeout
+    while True:
+        rocpy.debug.collect()
+        live = rocpy.debug.live_objects()
+        if not live or time.monotonic() > deadline:
+            return live
+        time.sleep(0.02)
+
+
+@pytest.fixture(autouse=True)
+def no_leaks(_hip_runtime):
+    settle()
+    yield
+    live = settle()
+    assert live == {}, f"rocpy objects still alive after the test: {live}"
+
+
+@pytest.fixture(scope="session")
+def dev(_hip_runtime):
+    from rocpy import hip
+    return hip.Device(0)
+
+
+@pytest.fixture(scope="session")
+def kernel_file(kernel_cache, _hip_runtime):
+    """``kernel_file("vadd")``: a compiled test kernel for Device(0) (hipcc; amd and stub)."""
+    from rocpy import hip
+    if BACKEND == "nvidia":
+        pytest.skip("tests/hip compile AMD code objects; tests/conformance covers nvidia")
+    if find_hipcc() is None:
+        pytest.skip("hipcc is not installed: no test kernels can be compiled")
+    arch = hip.Device(0).arch
+
+    def build(name: str) -> str:
+        if name == "spin_fill":
+            out = os.path.join(kernel_cache, f"spin_fill-{arch}.hsaco")
+            if not os.path.exists(out):
+                subprocess.run([find_hipcc(), "--genco", f"--offload-arch={arch}", SPIN_SOURCE,
+                                "-o", out], check=True, capture_output=True,
+                               env=dict(os.environ, HIP_PLATFORM="amd"))
+            return out
+        return compile_hip(name, kernel_cache, (arch,))
+    return build
+
+
+@pytest.fixture
+def load(kernel_file, dev):
+    """``load("vadd")`` -> the kernel, from a module loaded for this test."""
+    from rocpy import hip
+
+    def get(name: str):
+        return hip.Module.load(kernel_file(name), dev)[name]
+    return get
+
+
+@pytest.fixture
+def spin(load, dev):
+    """``spin(buf, value, ms, stream=None)``: a fill taking about ``ms`` (sleeps on the stub)."""
+    held = [load("spin_fill")]
+    params = held[0].params
+    khz = dev.clock_rate_khz
+    if BACKEND == "stub":
+        import rocpy.stub
+
+        def emulate(d):
+            p, value, n, cycles = (d.arg(a.offset, f) for a, f in zip(params, "QIiq"))
+            time.sleep(cycles / (khz * 1000.0))
+            d.array(p, np.uint32, n)[:] = value
+        rocpy.stub.register_kernel("spin_fill", emulate)
+
+    def run(buf, value, ms, stream=None):
+        n = buf.nbytes // 4
+        held[0].launch((n + 255) // 256, 256, (buf, np.uint32(value), np.int32(n),
+                                                np.int64(int(khz * ms))), stream=stream)
+    yield run
+    held.clear()
+    if BACKEND == "stub":
+        import rocpy.stub
+        rocpy.stub.unregister_kernel("spin_fill")
+
+
+@pytest.fixture
+def run_script(tmp_path):
+    """Run Python ``code`` in a fresh process (e.g. with ROCPY_STUB_DEVICES=2); its stdout."""
+    def run(code: str, **env: str) -> str:
+        script = tmp_path / "script.py"
+        script.write_text(textwrap.dedent(code))
+        root = os.path.dirname(os.path.dirname(HERE))
+        full = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""),
+                    **env)
+        proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                              env=full, cwd=root, timeout=120)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        return proc.stdout
+    return run
+
+
+@pytest.fixture
+def allocations():
+    """``allocations()``: how many allocations the stub tracks now (stub only)."""
+    if BACKEND != "stub":
+        pytest.skip("counts the stub's allocations")
+    import rocpy.stub
+    return rocpy.stub.live_allocations
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(4321)

@@ -1,0 +1,92 @@
+"""rocpy.hip.Program: run-time compilation (hipcc on the stub) into a Module."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import rocpy
+from rocpy import hip
+from rocpy.hip import program as program_module
+
+SCALE = """
+extern "C" __global__ void scale(float *x, float a, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= a;
+}
+"""
+
+
+def _no_compiler() -> bool:
+    from rocpy.hip._api import api
+    a = api()
+    return a.name == "nvidia" and not a.has("hiprtcCreateProgram")
+
+
+@pytest.fixture
+def compiler(dev):
+    if rocpy.backend().name == "stub" and program_module._find_hipcc() is None:
+        pytest.skip("the stub compiles with hipcc, which is not installed")
+    if _no_compiler():
+        pytest.skip("no hipRTC on this backend (see test_without_a_compiler)")
+
+
+def test_without_a_compiler(dev):
+    if not _no_compiler():
+        pytest.skip("this backend can compile")
+    with pytest.raises(rocpy.NotSupportedError):
+        hip.Program(SCALE).compile(dev)
+
+
+def test_compile_and_load(dev, compiler):
+    prog = hip.Program(SCALE, name="scale.hip")
+    mod = prog.compile(dev, options=["-O2"])
+    assert "scale" in mod.names and prog.code is not None and prog.compiler
+    k = mod["scale"]
+    assert [p.size for p in k.params] == [8, 4, 4]
+    mod.close()
+
+
+@pytest.mark.stub_only
+def test_compiled_kernel_runs_with_an_emulation(dev, compiler):
+    import rocpy.stub
+    mod = hip.Program(SCALE).compile(dev)
+    k = mod["scale"]
+
+    def emulate(d):
+        x = d.array(d.arg(0, "Q"), np.float32, d.arg(12, "i"))
+        x *= d.arg(8, "f")
+    rocpy.stub.register_kernel("scale", emulate)
+    try:
+        buf = dev.context.alloc(256 * 4)
+        buf.copy_from(np.ones(256, np.float32))
+        k.launch(1, 256, (buf, 3.0, np.int32(256)))
+        out = np.empty(256, np.float32)
+        buf.copy_to(out)
+        assert (out == 3).all()
+    finally:
+        rocpy.stub.unregister_kernel("scale")
+
+
+def test_headers(dev, compiler):
+    prog = hip.Program('#include "factor.h"\n' + SCALE.replace("*= a", "*= a * FACTOR"),
+                       headers={"factor.h": "#define FACTOR 2.0f\n"})
+    prog.compile(dev).close()
+
+
+def test_compile_error_carries_the_log(dev, compiler):
+    prog = hip.Program('extern "C" __global__ void broken() { this is not C++; }',
+                       name="broken.hip")
+    with pytest.raises(rocpy.HiprtcError) as info:
+        prog.compile(dev)
+    err = info.value
+    assert err.name == "HIPRTC_ERROR_COMPILATION"
+    assert "broken.hip" in err.log and "error" in err.log.lower()
+    assert "error" in str(err).lower()
+
+
+def test_no_compiler_is_not_supported(dev, monkeypatch):
+    if rocpy.backend().name != "stub":
+        pytest.skip("the stub's compiler path")
+    monkeypatch.setattr(program_module, "_find_hipcc", lambda: None)
+    with pytest.raises(rocpy.NotSupportedError, match="hipcc"):
+        hip.Program(SCALE).compile(dev)
