@@ -1,0 +1,136 @@
+/* The C reference for rocpy's HIP benchmarks: the same HIP calls, made from C.
+ *
+ *   hip_ref KERNEL_FILE [--quick]     -> JSON on stdout
+ *
+ * KERNEL_FILE holds an `empty` kernel (a cubin on NVIDIA, a code object on
+ * AMD/stub).  Arms (each a median over repetitions, microseconds):
+ *   launch_enqueue  hipModuleLaunchKernel of `empty`, batched (per launch)
+ *   launch_sync     one launch + hipStreamSynchronize
+ *   copy_latency    4-byte pinned host-to-device hipMemcpy
+ *   copy_<dir>      hipMemcpy over sizes (GB/s): h2d/d2h pinned and pageable, d2d
+ * Built by benchmarks/c/hip_ref.sh for the backend at hand.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <hip/hip_runtime_api.h>
+
+#define CHECK(call)                                                          \
+    do {                                                                     \
+        hipError_t err_ = (call);                                            \
+        if (err_ != hipSuccess) {                                            \
+            fprintf(stderr, "%s failed: %d at line %d\n", #call, (int)err_, __LINE__); \
+            exit(1);                                                         \
+        }                                                                    \
+    } while (0)
+
+static double now_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+typedef struct { const char *name; hipMemcpyKind kind; int pinned; } direction_t;
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s KERNEL_FILE [--quick]\n", argv[0]);
+        return 2;
+    }
+    int quick = argc > 2 && strcmp(argv[2], "--quick") == 0;
+    int reps = quick ? 30 : 200, batch = quick ? 200 : 2000;
+    size_t max_size = quick ? (16u << 20) : (1u << 30);
+    double *samples = malloc(sizeof(double) * (size_t)(reps > batch ? reps : batch));
+
+    CHECK(hipSetDevice(0));
+    hipModule_t module;
+    hipFunction_t empty;
+    CHECK(hipModuleLoad(&module, argv[1]));
+    CHECK(hipModuleGetFunction(&empty, module, "empty"));
+    hipStream_t stream;
+    CHECK(hipStreamCreateWithFlags(&stream, hipStreamNonBlocking));
+
+    printf("{\n  \"tool\": \"hip_ref.c\",\n");
+    /* launch, batched enqueue */
+    for (int i = 0; i < 100; i++)
+        CHECK(hipModuleLaunchKernel(empty, 1, 1, 1, 32, 1, 1, 0, stream, NULL, NULL));
+    CHECK(hipStreamSynchronize(stream));
+    for (int r = 0; r < reps; r++) {
+        double t0 = now_us();
+        for (int i = 0; i < 100; i++)
+            CHECK(hipModuleLaunchKernel(empty, 1, 1, 1, 32, 1, 1, 0, stream, NULL, NULL));
+        samples[r] = (now_us() - t0) / 100;
+        CHECK(hipStreamSynchronize(stream));
+    }
+    printf("  \"launch_enqueue_us\": %.3f,\n", median(samples, reps));
+    /* launch + synchronize */
+    for (int r = 0; r < reps; r++) {
+        double t0 = now_us();
+        CHECK(hipModuleLaunchKernel(empty, 1, 1, 1, 32, 1, 1, 0, stream, NULL, NULL));
+        CHECK(hipStreamSynchronize(stream));
+        samples[r] = now_us() - t0;
+    }
+    printf("  \"launch_sync_us\": %.3f,\n", median(samples, reps));
+
+    void *dev_a, *dev_b, *pinned, *pageable;
+    CHECK(hipMalloc(&dev_a, max_size));
+    CHECK(hipMalloc(&dev_b, max_size));
+    CHECK(hipHostMalloc(&pinned, max_size, 0));
+    pageable = malloc(max_size);
+    memset(pageable, 1, max_size);
+    memset(pinned, 1, max_size);
+    /* small-copy latency */
+    for (int r = 0; r < reps; r++) {
+        double t0 = now_us();
+        CHECK(hipMemcpy(dev_a, pinned, 4, hipMemcpyHostToDevice));
+        samples[r] = now_us() - t0;
+    }
+    printf("  \"copy_latency_us\": %.3f,\n", median(samples, reps));
+
+    const direction_t dirs[] = {
+        {"h2d_pinned", hipMemcpyHostToDevice, 1}, {"d2h_pinned", hipMemcpyDeviceToHost, 1},
+        {"h2d_pageable", hipMemcpyHostToDevice, 0}, {"d2h_pageable", hipMemcpyDeviceToHost, 0},
+        {"d2d", hipMemcpyDeviceToDevice, 0}};
+    printf("  \"bandwidth_gbps\": {\n");
+    for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
+        printf("    \"%s\": {", dirs[d].name);
+        int first = 1;
+        for (size_t size = 4096; size <= max_size; size *= 4) {
+            void *host = dirs[d].pinned ? pinned : pageable;
+            void *dst = dirs[d].kind == hipMemcpyDeviceToHost ? host : dev_b;
+            void *src = dirs[d].kind == hipMemcpyHostToDevice ? host : dev_a;
+            int n = size >= (64u << 20) ? (quick ? 3 : 10) : reps / 4 + 3;
+            CHECK(hipMemcpy(dst, src, size, dirs[d].kind));       /* warm-up */
+            for (int r = 0; r < n; r++) {
+                double t0 = now_us();
+                CHECK(hipMemcpy(dst, src, size, dirs[d].kind));
+                samples[r] = now_us() - t0;
+            }
+            printf("%s\"%zu\": %.3f", first ? "" : ", ", size, size / median(samples, n) / 1e3);
+            first = 0;
+        }
+        printf("}%s\n", d + 1 < sizeof dirs / sizeof dirs[0] ? "," : "");
+    }
+    printf("  }\n}\n");
+    CHECK(hipFree(dev_a));
+    CHECK(hipFree(dev_b));
+    CHECK(hipHostFree(pinned));
+    free(pageable);
+    free(samples);
+    CHECK(hipStreamDestroy(stream));
+    CHECK(hipModuleUnload(module));
+    return 0;
+}
