@@ -56,6 +56,7 @@ int main(int argc, char **argv) {
     double *samples = malloc(sizeof(double) * (size_t)(reps > batch ? reps : batch));
 
     CHECK(hipSetDevice(0));
+    CHECK(hipFree(NULL));   /* make the device's context current (CUDA 11 is lazy) */
     hipModule_t module;
     hipFunction_t empty;
     CHECK(hipModuleLoad(&module, argv[1]));

@@ -162,8 +162,13 @@ def test_managed_memory():
     ok(lib.hipDeviceSynchronize())
     assert (arr == 0x01020304).all()
     attrs = ffi.new("hipPointerAttribute_t *")
-    ok(lib.hipPointerGetAttributes(attrs, q[0]))
-    assert attrs.isManaged == 1
+    if BACKEND == "nvidia":
+        # platform difference: HIP 5.2's NVIDIA hipPointerGetAttributes has no
+        # hipMemoryType for CUDA's managed memory and returns hipErrorInvalidValue
+        check(lib.hipPointerGetAttributes(attrs, q[0]), "hipErrorInvalidValue")
+    else:
+        ok(lib.hipPointerGetAttributes(attrs, q[0]))
+        assert attrs.isManaged == 1
     ok(lib.hipFree(q[0]))
     ok(lib.hipMallocManaged(q, 64, lib.hipMemAttachHost))
     ok(lib.hipFree(q[0]))
