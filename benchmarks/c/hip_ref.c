@@ -115,9 +115,12 @@ int main(int argc, char **argv) {
             void *src = dirs[d].kind == hipMemcpyHostToDevice ? host : dev_a;
             int n = size >= (64u << 20) ? (quick ? 3 : 10) : reps / 4 + 3;
             CHECK(hipMemcpy(dst, src, size, dirs[d].kind));       /* warm-up */
+            CHECK(hipDeviceSynchronize());
             for (int r = 0; r < n; r++) {
                 double t0 = now_us();
                 CHECK(hipMemcpy(dst, src, size, dirs[d].kind));
+                /* a device-to-device hipMemcpy may return before the copy ends */
+                CHECK(hipDeviceSynchronize());
                 samples[r] = now_us() - t0;
             }
             printf("%s\"%zu\": %.3f", first ? "" : ", ", size, size / median(samples, n) / 1e3);
