@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import sys
 from typing import List, Optional
 
 #: Modules providing subcommands, in the order ``--help`` lists them.
-COMMANDS = ("rocpy._cli.inspect",)
+COMMANDS = ("rocpy._cli.info", "rocpy._cli.bench", "rocpy._cli.inspect")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -26,4 +28,16 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[List[str]] = None) -> int:
     """Run ``rocpy COMMAND ...``; return the exit status."""
     args = build_parser().parse_args(argv)
-    return args.run(args)
+    try:
+        status = args.run(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # the reader went away (``rocpy info | head``): stop quietly, and keep
+        # Python from complaining again when it flushes stdout at exit
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):  # stdout is not a real file
+            pass
+        return 1
+    return status

@@ -1,13 +1,58 @@
-"""The HSA runtime: ``rocpy.hsa.lib`` / ``rocpy.hsa.ffi`` are the raw cffi module.
+"""The HSA runtime from Python: agents, memory, signals, AQL queues, executables.
 
-Every function, type and constant of ``hsa.h`` and ``hsa_ext_amd.h`` is there.
-HSA exists on the ``amd`` and ``stub`` backends, not on ``nvidia``.
+::
+
+    from rocpy import hsa
+    with hsa.Runtime() as rt:                              # hsa_init / hsa_shut_down
+        gpu, cpu = rt.gpu_agents[0], rt.cpu_agents[0]
+        pool = gpu.pools(segment="global", fine_grained=False)[0]
+        buf = pool.allocate(1 << 20); buf.allow_access([cpu])
+        sig = hsa.Signal(1)                                # load/store/add/cas/... and waits
+        q = gpu.create_queue(size=4096)                    # AQL ring, doorbell
+        exe = hsa.Executable.load(gpu, "vadd.hsaco"); k = exe.kernel("vadd")
+        q.dispatch(k, grid=(n,), workgroup=(256,), args=(...), completion_signal=sig)
+        sig.wait("eq", 0, timeout=1.0)
+
+Every object owning a native handle (Buffer, Signal, Queue, Executable,
+LockedMemory) holds its `Runtime`, so HSA is never shut down under it; what
+queued work uses (kernels, argument buffers, completion signals) lives until
+the work is done.  Each is released once (``close()``, ``with``, or when
+collected, by rocpy's reaper thread) and refuses use once closed.  Agents,
+pools and kernels are the runtime's own objects, borrowed.  Failing calls
+raise `rocpy.HsaError` subclasses.
+
+``rocpy.hsa.lib`` / ``rocpy.hsa.ffi`` are the raw cffi module: every
+function, type and constant of ``hsa.h`` and ``hsa_ext_amd.h``.  HSA exists
+on the ``amd`` and ``stub`` backends, not on ``nvidia``.
 """
 from __future__ import annotations
 
 from typing import Any
 
 from .. import _backend
+from .agent import Agent, LinkInfo, PoolAccess
+from .dispatch import Dispatch
+from .executable import Executable, Kernel
+from .memory import (
+    AccessError,
+    Buffer,
+    LockedMemory,
+    Pool,
+    Region,
+    copy,
+    copy_async,
+    fill,
+    lock,
+)
+from .queue import DispatchTime, Queue
+from .runtime import Runtime
+from .signal import Signal, WaitTimeout
+
+__all__ = [
+    "AccessError", "Agent", "Buffer", "Dispatch", "DispatchTime", "Executable", "Kernel",
+    "LinkInfo", "LockedMemory", "Pool", "PoolAccess", "Queue", "Region", "Runtime", "Signal",
+    "WaitTimeout", "copy", "copy_async", "fill", "lock",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -1,0 +1,175 @@
+"""What the rocpy.hsa modules share: the backend's ffi/lib, info queries, names.
+
+Nothing here is public.  `api()` loads the backend on first use (never at
+import), and refuses on a backend without HSA.  Info queries read one
+attribute into a buffer of the attribute's C type and raise the matching
+`HsaError` on failure.
+"""
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from .. import _backend
+from ..errors import NotSupportedError, hsa_error
+
+_api: tuple[Any, Any] | None = None
+_lock = threading.Lock()
+
+UINT64_MAX = (1 << 64) - 1
+UINT32_MAX = (1 << 32) - 1
+
+
+def api() -> tuple[Any, Any]:
+    """``(ffi, lib)`` of the loaded backend; raises `NotSupportedError` without HSA."""
+    global _api
+    a = _api
+    if a is None:
+        backend = _backend.current()
+        if not backend.has_hsa:
+            raise NotSupportedError(f"the HSA runtime does not exist on the {backend.name!r} "
+                                    "backend (HSA is AMD-only; use rocpy.hip)")
+        a = _api = (backend.ffi, backend.lib)
+    return a
+
+
+def const(name: str, default: int | None = None) -> int | None:
+    """A constant of the headers by name, or `default` where these headers lack it.
+
+    Attributes added after ROCm 5.2 are looked up by name so that one rocpy
+    runs against every header version; the callers pass ROCr's value as the
+    default where it is stable.
+    """
+    _, lib = api()
+    return getattr(lib, name, default)
+
+
+# C types of info attributes, and how a value comes back to Python.
+_SCALARS = {"u8": "uint8_t", "u16": "uint16_t", "u32": "uint32_t", "u64": "uint64_t",
+            "i32": "int32_t", "size": "size_t", "bool": "bool", "ptr": "void *",
+            "enum": "int", "cstr": "const char *"}
+
+
+def read_info(fn: Callable[..., int], args: tuple[Any, ...], attribute: int, kind: str,
+              call: str) -> Any:
+    """Call ``fn(*args, attribute, buffer)`` and decode the buffer by `kind`.
+
+    Kinds: ``u8``/``u16``/``u32``/``u64``/``i32``/``size``/``bool``/``enum``
+    (ints and bools), ``ptr`` (an int address), ``cstr`` (a ``const char *``
+    the runtime keeps), ``str64`` (a NUL-terminated ``char[64]``), ``bytesN``
+    (N raw bytes), ``u16x3``/``u32x3`` (three values), or a C type name ending
+    in ``_t`` for a struct (returned as the cdata).
+    """
+    ffi, _ = api()
+    if kind in _SCALARS:
+        buf = ffi.new(_SCALARS[kind] + " *")
+        decode = _decode_scalar(ffi, kind)
+    elif kind == "str64":
+        buf = ffi.new("char[64]")
+        decode = _decode_str
+    elif kind.startswith("bytes"):
+        buf = ffi.new("uint8_t[]", int(kind[5:]))
+        decode = lambda ffi, b: bytes(ffi.buffer(b))
+    elif kind in ("u16x3", "u32x3"):
+        buf = ffi.new("uint16_t[3]" if kind == "u16x3" else "uint32_t[3]")
+        decode = lambda ffi, b: tuple(b)
+    else:
+        buf = ffi.new(kind + " *")
+        decode = lambda ffi, b: b[0]
+    st = fn(*args, attribute, buf)
+    if st:
+        raise hsa_error(st, call)
+    return decode(ffi, buf)
+
+
+def _decode_scalar(ffi: Any, kind: str) -> Callable[[Any, Any], Any]:
+    if kind == "bool":
+        return lambda ffi, b: bool(b[0])
+    if kind == "ptr":
+        return lambda ffi, b: int(ffi.cast("uintptr_t", b[0]))
+    if kind == "cstr":
+        return lambda ffi, b: None if b[0] == ffi.NULL else ffi.string(b[0]).decode(
+            "utf-8", "replace")
+    return lambda ffi, b: int(b[0])
+
+
+def _decode_str(ffi: Any, buf: Any) -> str:
+    return ffi.string(buf, 64).decode("utf-8", "replace")
+
+
+def enum_name(ctype: str, value: int, prefix: str) -> str:
+    """``HSA_DEVICE_TYPE_GPU`` -> ``'gpu'``: the enumerator's name without `prefix`, lower case."""
+    ffi, _ = api()
+    name = ffi.string(ffi.cast(ctype, value))
+    if isinstance(name, str) and name.startswith(prefix):
+        return name[len(prefix):].lower()
+    return str(value)
+
+
+def flag_names(mask: int, table: Iterable[tuple[str, str]]) -> frozenset[str]:
+    """The names of the bits set in `mask`, from ``(python name, constant name)`` pairs."""
+    names = set()
+    for pyname, cname in table:
+        bit = const(cname)
+        if bit and mask & bit:
+            names.add(pyname)
+    return frozenset(names)
+
+
+def list_handles(fn: Callable[..., int], args: tuple[Any, ...], ctype: str, call: str,
+                 guess: int = 16) -> list[Any]:
+    """Handles from one of the C list helpers (``rocpy_hsa_list_*``), as cdata structs."""
+    ffi, _ = api()
+    count = ffi.new("uint32_t *")
+    size = guess
+    while True:
+        out = ffi.new(f"{ctype}[]", size)
+        st = fn(*args, out, size, count)
+        if st:
+            raise hsa_error(st, call)
+        if count[0] <= size:
+            return [ffi.new(f"{ctype} *", {"handle": out[i].handle})[0] for i in range(count[0])]
+        size = count[0]
+
+
+# ---- time -------------------------------------------------------------------------
+
+_frequency: int | None = None
+
+
+def timestamp_frequency() -> int:
+    """HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY in Hz (the unit of every timeout hint)."""
+    global _frequency
+    if _frequency is None:
+        _, lib = api()
+        _frequency = read_info(lib.hsa_system_get_info, (), lib.HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY,
+                               "u64", "hsa_system_get_info") or 1_000_000_000
+    return _frequency
+
+
+def ticks(seconds: float) -> int:
+    """A timeout in seconds as timestamp ticks (at least 1, at most UINT64_MAX - 1)."""
+    if seconds <= 0:
+        return 0
+    t = math.ceil(seconds * timestamp_frequency())
+    return max(1, min(t, UINT64_MAX - 1))
+
+
+def check_timeout(timeout: float | None) -> float | None:
+    """`timeout` as a float number of seconds (None: forever); refuses negative or NaN."""
+    if timeout is None:
+        return None
+    t = float(timeout)
+    if not t >= 0:
+        raise ValueError(f"timeout must be None or a non-negative number of seconds, got {timeout!r}")
+    return t
+
+
+# ---- signals by handle ----------------------------------------------------------------
+
+def signal_struct(value: int) -> Any:
+    """An ``hsa_signal_t`` cdata for a raw handle value."""
+    ffi, _ = api()
+    return ffi.new("hsa_signal_t *", {"handle": value})[0]

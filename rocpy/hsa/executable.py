@@ -1,0 +1,301 @@
+"""`Executable` and `Kernel`: code objects loaded for an agent.
+
+::
+
+    exe = hsa.Executable.load(gpu, "vadd.hsaco")    # offload bundle or ELF, path or bytes
+    k = exe.kernel("vadd")
+    k.object, k.kernarg_segment_size, k.group_segment_size, k.params
+    q.dispatch(k, grid=(n,), workgroup=(256,), args=(a, b, c, np.int32(n)))
+
+`Executable.load` picks the code object for the agent's target with
+`rocpy.codeobject` (a bundle may hold several), then does what ROCr's own
+users do: hsa_code_object_reader_create_from_memory,
+hsa_executable_create_alt, hsa_executable_load_agent_code_object,
+hsa_executable_freeze.  The reader and the code object's bytes live as long
+as the executable.  A `Kernel` holds its Executable: the executable is
+destroyed only after its last kernel object is gone.
+
+Kernel arguments are packed by the shared packer (`KernelInfo.layout`,
+metadata offsets, hidden arguments filled as ROCm fills them); HSA gives the
+grid in work-items.
+"""
+from __future__ import annotations
+
+import os
+import struct
+import threading
+from typing import TYPE_CHECKING, Any
+
+from .. import codeobject
+from .._handle import Handle
+from ..codeobject.errors import ArgumentCountError, LaunchConfigError
+from ..errors import hsa_error
+from ._common import api, read_info
+
+if TYPE_CHECKING:
+    from ..codeobject import CodeObject, KernargLayout, KernelArg, KernelInfo
+    from .agent import Agent
+
+
+def _destroy(lib: Any, executable: Any, reader: Any, _data: Any) -> None:
+    st = lib.hsa_executable_destroy(executable)
+    st2 = lib.hsa_code_object_reader_destroy(reader)
+    if st:
+        raise hsa_error(st, "hsa_executable_destroy")
+    if st2:
+        raise hsa_error(st2, "hsa_code_object_reader_destroy")
+
+
+class Executable(Handle):
+    """A frozen HSA executable holding one code object loaded for one agent."""
+
+    def __init__(self, agent: Agent, code: CodeObject) -> None:
+        ffi, lib = api()
+        h_agent = agent._require_open()
+        data = ffi.from_buffer(code.data)
+        reader = ffi.new("hsa_code_object_reader_t *")
+        st = lib.hsa_code_object_reader_create_from_memory(data, len(code.data), reader)
+        if st:
+            raise hsa_error(st, "hsa_code_object_reader_create_from_memory")
+        exe = ffi.new("hsa_executable_t *")
+        try:
+            profile = lib.HSA_PROFILE_FULL if agent.profile == "full" else lib.HSA_PROFILE_BASE
+            st = lib.hsa_executable_create_alt(profile, lib.HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT,
+                                               ffi.NULL, exe)
+            if st:
+                raise hsa_error(st, "hsa_executable_create_alt")
+            try:
+                st = lib.hsa_executable_load_agent_code_object(exe[0], h_agent, reader[0], ffi.NULL,
+                                                               ffi.NULL)
+                if st:
+                    raise hsa_error(st, "hsa_executable_load_agent_code_object")
+                st = lib.hsa_executable_freeze(exe[0], ffi.NULL)
+                if st:
+                    raise hsa_error(st, "hsa_executable_freeze")
+            except BaseException:
+                lib.hsa_executable_destroy(exe[0])
+                raise
+        except BaseException:
+            lib.hsa_code_object_reader_destroy(reader[0])
+            raise
+        self.agent = agent
+        self.code_object = code
+        self._lock = threading.Lock()
+        self._kernels: dict[str, Kernel] = {}
+        # the recipe holds the code object's bytes: the reader points into them
+        super().__init__(exe[0], (_destroy, lib, exe[0], reader[0], (data, code.data)),
+                         parents=(agent.runtime,))
+
+    @classmethod
+    def load(cls, agent: Agent, source: str | os.PathLike[str] | bytes | bytearray | memoryview
+             ) -> Executable:
+        """Load a code object (ELF) or offload bundle, from a path or bytes, for `agent`.
+
+        The bundle entry for the agent's target is chosen as ROCm chooses it;
+        `rocpy.codeobject.NoMatchingTargetError` lists what the file holds
+        when none fits.
+        """
+        target = agent.target
+        if target is None:
+            raise ValueError(f"{agent!r} has no ISA: code objects load on GPU agents")
+        return cls(agent, codeobject.load(source).select(target))
+
+    def close(self, stream: Any = None) -> None:
+        """Destroy the executable once no `Kernel` of it is alive (now if none is)."""
+        with self._lock:
+            kernels = list(self._kernels.values())
+            self._kernels.clear()
+        for k in kernels:
+            k.close()
+        super().close(stream)
+
+    def __repr__(self) -> str:
+        state = "closed" if self._h is None else f"handle={self._h.handle:#x}"
+        return f"<hsa.Executable {state} {sorted(self.code_object.kernels)} for {self.agent.name!r}>"
+
+    @property
+    def kernel_names(self) -> list[str]:
+        """The kernels of the code object, by name."""
+        return sorted(self.code_object.kernels)
+
+    def kernel(self, name: str) -> Kernel:
+        """The kernel `name` (its metadata name, e.g. ``'vadd'``; the ``.kd`` symbol works too)."""
+        self._require_open()
+        with self._lock:
+            k = self._kernels.get(name)
+        if k is not None and k._h is not None:
+            return k
+        info = self.code_object.kernels.get(name)
+        if info is None:
+            by_symbol = {i.symbol: i for i in self.code_object.kernels.values()}
+            info = by_symbol.get(name)
+        if info is None:
+            raise KeyError(f"no kernel {name!r} in this executable; it has "
+                           f"{', '.join(self.kernel_names) or 'no kernels'}")
+        k = Kernel(self, info)
+        with self._lock:
+            self._kernels[name] = k
+        return k
+
+    __getitem__ = kernel
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.code_object.kernels
+
+
+_PACKET = struct.Struct("<HHHHHHIIIIIQQQQ")   # hsa_kernel_dispatch_packet_t
+_SCOPES = {"none": 0, "agent": 1, "system": 2}
+
+
+def fence_bits(fences: Any) -> int:
+    """Header bits for ``fences``: None (system, system), a scope, or (acquire, release)."""
+    _, lib = api()
+    if fences is None:
+        acq = rel = "system"
+    elif isinstance(fences, str):
+        acq = rel = fences
+    else:
+        try:
+            acq, rel = fences
+        except (TypeError, ValueError):
+            raise ValueError("fences must be None, a scope ('none', 'agent', 'system') or an "
+                             f"(acquire, release) pair of scopes, not {fences!r}") from None
+    try:
+        a, r = _SCOPES[acq], _SCOPES[rel]
+    except (KeyError, TypeError):
+        raise ValueError(f"fence scopes must be 'none', 'agent' or 'system', not {fences!r}") from None
+    return ((a << lib.HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
+            (r << lib.HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE))
+
+
+def _dims(value: Any, what: str, limit: int) -> tuple[int, ...]:
+    items = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+    if not 1 <= len(items) <= 3:
+        raise LaunchConfigError(f"{what} must be an int or 1 to 3 ints, got {value!r}")
+    out = []
+    for d in items:
+        if isinstance(d, bool) or not hasattr(d, "__index__"):
+            raise LaunchConfigError(f"{what} must be an int or 1 to 3 ints, got {value!r}")
+        d = d.__index__()
+        if not 1 <= d <= limit:
+            raise LaunchConfigError(f"{what} sizes must be between 1 and {limit}, got {value!r}")
+        out.append(d)
+    return tuple(out)
+
+
+class Kernel(Handle):
+    """A kernel of an `Executable` (``executable``; borrowed: the executable owns it).
+
+    ``object`` is the kernel object (the code descriptor's address) that AQL
+    packets name; segment sizes and alignment come from
+    hsa_executable_symbol_get_info, ``info``/``params``/``layout`` from the
+    code object metadata.
+    """
+
+    def __init__(self, executable: Executable, info: KernelInfo) -> None:
+        ffi, lib = api()
+        agent = executable.agent
+        sym = ffi.new("hsa_executable_symbol_t *")
+        st = lib.hsa_executable_get_symbol_by_name(executable._require_open(),
+                                                   info.symbol.encode(),
+                                                   ffi.new("hsa_agent_t *", agent._require_open()),
+                                                   sym)
+        if st:
+            raise hsa_error(st, "hsa_executable_get_symbol_by_name")
+
+        def get(attr: str, kind: str) -> Any:
+            return read_info(lib.hsa_executable_symbol_get_info, (sym[0],), getattr(lib, attr), kind,
+                             "hsa_executable_symbol_get_info")
+
+        self.name = info.name
+        self.symbol = info.symbol
+        self.info = info
+        self.executable = executable
+        self.agent = agent
+        self._agent_hv: int = agent._hv
+        self.object: int = get("HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT", "u64")
+        self.kernarg_segment_size: int = get("HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_SIZE",
+                                             "u32")
+        self.kernarg_segment_alignment: int = get(
+            "HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_ALIGNMENT", "u32")
+        self.group_segment_size: int = get("HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE",
+                                           "u32")
+        self.private_segment_size: int = get(
+            "HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE", "u32")
+        self.dynamic_callstack: bool = get("HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_DYNAMIC_CALLSTACK",
+                                           "bool")
+        self.layout: KernargLayout = info.layout
+        # bytes each dispatch copies: what the metadata packs, at least what HSA reserves
+        self._kernarg_pad = max(0, self.kernarg_segment_size - self.layout.size)
+        self._nargs = len(self.layout.params)
+        self._packs = bool(self._nargs or self.layout.hidden)
+        self._no_args = bytes(self.kernarg_segment_size)
+        self._pad_bytes = bytes(self._kernarg_pad)
+        # the bytes every dispatch copies to the kernarg ring
+        self._kernarg_len = (self.layout.size + self._kernarg_pad if self._packs
+                             else self.kernarg_segment_size)
+        self._max_wg = (agent.workgroup_max_size, agent.workgroup_max_dim)
+        # borrowed, refers to its executable by attribute (a cycle the collector
+        # frees); dispatches keep the executable itself alive
+        super().__init__(sym[0], None)
+
+    def __repr__(self) -> str:
+        state = "closed" if self._h is None else f"object={self.object:#x}"
+        return f"<hsa.Kernel {self.name} {state} kernarg={self.kernarg_segment_size}>"
+
+    @property
+    def params(self) -> tuple[KernelArg, ...]:
+        """The explicit parameters (names, kinds, sizes, offsets) from the metadata."""
+        return self.layout.params
+
+    @property
+    def wavefront_size(self) -> int:
+        return self.info.wavefront_size
+
+    def prepare(self, grid: Any, workgroup: Any, args: Any = (), **options: Any) -> Any:
+        """A `rocpy.hsa.Dispatch` of this kernel, for `Queue.dispatch_many`."""
+        from .dispatch import Dispatch
+        return Dispatch(self, grid, workgroup, args, **options)
+
+    def pack(self, args: Any = (), grid: Any = None, workgroup: Any = None,
+             dynamic_lds: int = 0) -> bytes:
+        """The kernarg segment for `args` (grid in work-items), as the dispatch copies it."""
+        if not self._packs:
+            if args:
+                raise ArgumentCountError(f"{self.name}() takes 0 arguments ({len(args)} given)")
+            return self._no_args
+        data = self.layout.pack(args, grid=grid, block=workgroup, dynamic_lds=dynamic_lds)
+        return data + bytes(self._kernarg_pad) if self._kernarg_pad else data
+
+    def packet(self, grid: Any, workgroup: Any, *, barrier: bool = False, fences: Any = None,
+               group_segment_size: int | None = None, private_segment_size: int | None = None,
+               dynamic_lds: int = 0, completion_signal: int = 0) -> bytes:
+        """The 64-byte kernel dispatch packet (header included; no kernarg address)."""
+        _, lib = api()
+        g = _dims(grid, "grid", (1 << 32) - 1)
+        max_size, max_dim = self._max_wg
+        w = _dims(workgroup, "workgroup", 65535)
+        for i, (n, m) in enumerate(zip(w, max_dim)):
+            if n > m:
+                raise LaunchConfigError(f"workgroup dimension {i} is {n}; the agent allows {m}")
+        total = 1
+        for n in w:
+            total *= n
+        if total > max_size:
+            raise LaunchConfigError(f"a workgroup of {total} work-items; the agent allows "
+                                    f"{max_size}")
+        ndim = max(len(g), len(w))
+        g3 = g + (1,) * (3 - len(g))
+        w3 = w + (1,) * (3 - len(w))
+        if dynamic_lds < 0:
+            raise LaunchConfigError(f"dynamic_lds must be non-negative, got {dynamic_lds}")
+        group = (self.group_segment_size + dynamic_lds if group_segment_size is None
+                 else group_segment_size)
+        private = self.private_segment_size if private_segment_size is None else private_segment_size
+        if not 0 <= group < 1 << 32 or not 0 <= private < 1 << 32:
+            raise LaunchConfigError("segment sizes must fit in 32 bits unsigned")
+        header = ((lib.HSA_PACKET_TYPE_KERNEL_DISPATCH << lib.HSA_PACKET_HEADER_TYPE) |
+                  ((1 if barrier else 0) << lib.HSA_PACKET_HEADER_BARRIER) | fence_bits(fences))
+        setup = ndim << lib.HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS
+        return _PACKET.pack(header, setup, w3[0], w3[1], w3[2], 0, g3[0], g3[1], g3[2], private,
+                            group, self.object, 0, 0, completion_signal)

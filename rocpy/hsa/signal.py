@@ -1,0 +1,447 @@
+"""`Signal`: an HSA signal, its value operations, waits and asynchronous handlers.
+
+::
+
+    sig = hsa.Signal(1)
+    sig.load()                       # scacquire by default
+    sig.add(2, order="relaxed")      # every operation in the orders hsa.h declares
+    old = sig.cas(3, 0)              # returns the value observed
+    sig.wait("eq", 0, timeout=1.0)   # returns the value observed (see below)
+    sig.on("lt", 1, lambda value: print("done", value))   # on rocpy's dispatcher thread
+    hsa.Signal.wait_any([a, b], "eq", 0, timeout=1.0)     # -> (index, value)
+
+Memory orders are ``'relaxed'``, ``'scacquire'``, ``'screlease'`` and
+``'scacq_screl'``; the deprecated names ``'acquire'``, ``'release'`` and
+``'acq_rel'`` are accepted as aliases.  Loads take relaxed/scacquire, stores
+relaxed/screlease, read-modify-writes all four.
+
+Waits return the value they observed, as HSA's do: on a timeout that is a
+value failing the condition (a wait also returns early if the signal stops
+being valid).  Pass ``raise_on_timeout=True`` to get a `TimeoutError`
+instead (its ``.value`` is the value observed).  Waits without a timeout
+block in slices, so Ctrl-C still interrupts them.
+
+`on` registers ``hsa_amd_signal_async_handler`` with rocpy's C trampoline:
+the runtime's thread only queues the call, and ``callback(value)`` runs on
+rocpy's dispatcher thread.  The Signal (and the callback) stay alive while
+a handler is registered; an exception in a callback is reported as a
+`CallbackWarning` and raised as `CallbackError` by the Signal's next
+operation.  Closing the signal forgets its pending handlers.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from .._dispatcher import CallbackErrors, dispatcher
+from .._handle import Handle
+from ..errors import ClosedError, hsa_error
+from ._common import UINT32_MAX, api, check_timeout, ticks
+
+if TYPE_CHECKING:
+    from .agent import Agent
+    from .runtime import Runtime
+
+ALIASES = {"acquire": "scacquire", "release": "screlease", "acq_rel": "scacq_screl"}
+_LOAD_ORDERS = ("relaxed", "scacquire")
+_STORE_ORDERS = ("relaxed", "screlease")
+_RMW_ORDERS = ("relaxed", "scacquire", "screlease", "scacq_screl")
+CONDITIONS = ("eq", "ne", "lt", "gte")
+WAIT_STATES = ("blocked", "active")
+
+# A wait without a deadline blocks at most this long per call, so signals
+# (Ctrl-C) reach Python between calls.
+_SLICE = 0.1
+
+# Value operations by (name -> order -> lib function), filled at first use.
+_ops: dict[str, dict[str, Callable[..., Any]]] = {}
+_cond_values: dict[str, int] = {}
+_state_values: dict[str, int] = {}
+_close_lock = threading.Lock()   # explicit closes against keep-alive checks on other threads
+
+
+def _bind(lib: Any) -> None:
+    table: dict[str, dict[str, Callable[..., Any]]] = {}
+
+    def orders(op: str, allowed: Sequence[str]) -> None:
+        fns = {o: getattr(lib, f"hsa_signal_{op}_{o}") for o in allowed}
+        for alias, real in ALIASES.items():
+            if real in fns:
+                fns[alias] = fns[real]
+        table[op] = fns
+
+    orders("load", _LOAD_ORDERS)
+    orders("store", _STORE_ORDERS)
+    orders("silent_store", _STORE_ORDERS)
+    for op in ("exchange", "cas", "add", "subtract", "and", "or", "xor"):
+        orders(op, _RMW_ORDERS)
+    orders("wait", ("relaxed", "scacquire"))
+    for c in CONDITIONS:
+        _cond_values[c] = getattr(lib, f"HSA_SIGNAL_CONDITION_{c.upper()}")
+    _state_values["blocked"] = lib.HSA_WAIT_STATE_BLOCKED
+    _state_values["active"] = lib.HSA_WAIT_STATE_ACTIVE
+    _ops.update(table)
+
+
+def _order_error(op: str, order: Any) -> ValueError:
+    allowed = [o for o in _ops[op] if o not in ALIASES]
+    return ValueError(f"{op}: memory order must be one of {', '.join(allowed)} "
+                      f"(or a deprecated alias), not {order!r}")
+
+
+def _condition(condition: Any) -> int:
+    try:
+        return _cond_values[condition]
+    except (KeyError, TypeError):
+        raise ValueError(f"condition must be one of {', '.join(CONDITIONS)}, "
+                         f"not {condition!r}") from None
+
+
+def _wait_state(state: Any) -> int:
+    try:
+        return _state_values[state]
+    except (KeyError, TypeError):
+        raise ValueError(f"wait_state must be 'blocked' or 'active', not {state!r}") from None
+
+
+def satisfied(condition: str, observed: int, value: int) -> bool:
+    """Whether `observed` meets ``condition`` against `value` (HSA's semantics)."""
+    if condition == "eq":
+        return observed == value
+    if condition == "ne":
+        return observed != value
+    if condition == "lt":
+        return observed < value
+    return observed >= value
+
+
+def _int64(value: Any, what: str = "value") -> int:
+    if isinstance(value, bool):
+        raise TypeError(f"{what} must be an int, not bool")
+    if not isinstance(value, int):
+        try:
+            value = value.__index__()
+        except AttributeError:
+            raise TypeError(f"{what} must be an int, not {type(value).__name__}") from None
+    if not -(1 << 63) <= value < 1 << 63:
+        raise OverflowError(f"{what} {value} does not fit in a signed 64-bit signal value")
+    return value
+
+
+def _destroy(lib: Any, handle: Any) -> None:
+    st = lib.hsa_signal_destroy(handle)
+    if st:
+        raise hsa_error(st, "hsa_signal_destroy")
+
+
+class WaitTimeout(TimeoutError):
+    """A wait's timeout passed with the condition unmet; ``.value`` is the value observed."""
+
+    def __init__(self, message: str, value: int | None) -> None:
+        super().__init__(message)
+        self.value = value
+
+
+class Signal(Handle):
+    """An HSA signal (hsa_signal_create), destroyed at release.
+
+    ``Signal(initial, consumers=None, runtime=None)``: ``consumers`` lists the
+    agents that will wait on it (None: any).  ``value`` reads the current
+    value (scacquire); ``handle.handle`` is the raw handle.
+    """
+
+    __slots__ = ("_bad", "_cb", "_hv", "_lib", "_tokens")
+
+    def __init__(self, initial: int = 0, consumers: Sequence[Agent] | None = None, *,
+                 runtime: Runtime | None = None) -> None:
+        from .runtime import Runtime
+        ffi, lib = api()
+        if not _ops:
+            _bind(lib)
+        initial = _int64(initial, "initial")
+        rt = runtime if runtime is not None else Runtime.current()
+        rt._require_open()
+        n = 0
+        agents = ffi.NULL
+        if consumers:
+            consumers = list(consumers)
+            n = len(consumers)
+            agents = ffi.new("hsa_agent_t[]", n)
+            for i, a in enumerate(consumers):
+                agents[i] = a._require_open()
+        out = ffi.new("hsa_signal_t *")
+        st = lib.hsa_signal_create(initial, n, agents, out)
+        if st:
+            raise hsa_error(st, "hsa_signal_create")
+        handle = out[0]
+        self._lib = lib
+        self._bad = False
+        self._cb: CallbackErrors | None = None
+        self._tokens: set[int] = set()
+        self._hv: int = handle.handle
+        super().__init__(handle, (_destroy, lib, handle), parents=(rt,))
+
+    @property
+    def runtime(self) -> Runtime | None:
+        """The `Runtime` this signal holds (None once closed)."""
+        parents = self._parents
+        return parents[0] if parents else None
+
+    def __repr__(self) -> str:
+        if self._h is None:
+            return "<hsa.Signal closed>"
+        return f"<hsa.Signal {self._hv:#x} value={self.load('relaxed')}>"
+
+    # ---- use ------------------------------------------------------------------------
+
+    def _use(self) -> Any:
+        """The native handle; raises `ClosedError` once closed, `CallbackError` when pending."""
+        h = self._h
+        if h is None or self._bad:
+            return self._slow_use()
+        return h
+
+    def _slow_use(self) -> Any:
+        h = self._require_open()
+        cb = self._cb
+        self._bad = False
+        if cb is not None:
+            cb.check()
+        return h
+
+    def close(self, stream: Any = None) -> None:
+        """Destroy the signal now (hsa_signal_destroy); its pending `on` handlers are forgotten."""
+        tokens, self._tokens = self._tokens, set()
+        if tokens:
+            d = dispatcher()
+            for t in tokens:
+                d.unregister(t)
+        with _close_lock:
+            super().close(stream)
+
+    def _reached_zero(self) -> bool:
+        """Keep-alive check (reaper thread): the value dropped to 0 or below, or the signal is gone."""
+        with _close_lock:
+            h = self._h
+            return h is None or self._lib.hsa_signal_load_relaxed(h) <= 0
+
+    # ---- loads and stores -------------------------------------------------------------
+
+    def load(self, order: str = "scacquire") -> int:
+        """The current value (hsa_signal_load_*)."""
+        h = self._use()
+        try:
+            fn = _ops["load"][order]
+        except KeyError:
+            raise _order_error("load", order) from None
+        return fn(h)
+
+    @property
+    def value(self) -> int:
+        """The current value, loaded with scacquire."""
+        return self.load()
+
+    def store(self, value: int, order: str = "screlease") -> None:
+        """Set the value, waking waiters (hsa_signal_store_*)."""
+        h = self._use()
+        try:
+            fn = _ops["store"][order]
+        except KeyError:
+            raise _order_error("store", order) from None
+        fn(h, _int64(value))
+
+    def silent_store(self, value: int, order: str = "screlease") -> None:
+        """Set the value without waking waiters (hsa_signal_silent_store_*)."""
+        h = self._use()
+        try:
+            fn = _ops["silent_store"][order]
+        except KeyError:
+            raise _order_error("silent_store", order) from None
+        fn(h, _int64(value))
+
+    # ---- read-modify-write ----------------------------------------------------------------
+
+    def _rmw(self, op: str, value: int, order: str) -> Any:
+        h = self._use()
+        try:
+            fn = _ops[op][order]
+        except KeyError:
+            raise _order_error(op, order) from None
+        return fn(h, _int64(value))
+
+    def exchange(self, value: int, order: str = "scacq_screl") -> int:
+        """Set the value; return the previous one (hsa_signal_exchange_*)."""
+        return self._rmw("exchange", value, order)
+
+    def cas(self, expected: int, value: int, order: str = "scacq_screl") -> int:
+        """Set `value` if the value is `expected`; return the value observed (hsa_signal_cas_*)."""
+        h = self._use()
+        try:
+            fn = _ops["cas"][order]
+        except KeyError:
+            raise _order_error("cas", order) from None
+        return fn(h, _int64(expected, "expected"), _int64(value))
+
+    def add(self, value: int, order: str = "scacq_screl") -> None:
+        """Add `value` (hsa_signal_add_*)."""
+        self._rmw("add", value, order)
+
+    def subtract(self, value: int, order: str = "scacq_screl") -> None:
+        """Subtract `value` (hsa_signal_subtract_*)."""
+        self._rmw("subtract", value, order)
+
+    def and_(self, value: int, order: str = "scacq_screl") -> None:
+        """Bitwise AND with `value` (hsa_signal_and_*)."""
+        self._rmw("and", value, order)
+
+    def or_(self, value: int, order: str = "scacq_screl") -> None:
+        """Bitwise OR with `value` (hsa_signal_or_*)."""
+        self._rmw("or", value, order)
+
+    def xor(self, value: int, order: str = "scacq_screl") -> None:
+        """Bitwise XOR with `value` (hsa_signal_xor_*)."""
+        self._rmw("xor", value, order)
+
+    # ---- waits ----------------------------------------------------------------------------
+
+    def wait(self, condition: str = "eq", value: int = 0, timeout: float | None = None,
+             wait_state: str = "blocked", *, order: str = "scacquire",
+             raise_on_timeout: bool = False) -> int:
+        """Block until the value meets `condition` against `value`; return the value observed.
+
+        ``timeout`` in seconds (None: no limit).  On a timeout the value
+        observed fails the condition, unless ``raise_on_timeout`` makes it a
+        `WaitTimeout` (a `TimeoutError`).  ``wait_state`` is HSA's hint
+        (``'blocked'`` or ``'active'``); ``order`` ``'scacquire'`` or ``'relaxed'``.
+        """
+        h = self._use()
+        cond = _condition(condition)
+        state = _wait_state(wait_state)
+        target = _int64(value)
+        try:
+            fn = _ops["wait"][order]
+        except KeyError:
+            raise _order_error("wait", order) from None
+        limit = check_timeout(timeout)
+        deadline = None if limit is None else time.monotonic() + limit
+        slice_ticks = ticks(_SLICE)
+        while True:
+            if deadline is None:
+                hint = slice_ticks
+            else:
+                left = deadline - time.monotonic()
+                hint = ticks(min(left, _SLICE)) if left > 0 else 0
+            if self._h is None:
+                raise ClosedError("hsa.Signal was closed while waited on")
+            observed = fn(h, cond, target, hint, state)
+            if satisfied(condition, observed, target):
+                return observed
+            if deadline is not None and time.monotonic() >= deadline:
+                if raise_on_timeout:
+                    raise WaitTimeout(f"signal {self._hv:#x}: value {observed} after {limit} s, "
+                                      f"waiting for {condition} {target}", observed)
+                return observed
+
+    @staticmethod
+    def wait_any(signals: Sequence[Signal], conditions: str | Sequence[str] = "eq",
+                 values: int | Sequence[int] = 0, timeout: float | None = None,
+                 wait_state: str = "blocked", *,
+                 raise_on_timeout: bool = False) -> tuple[int | None, int | None]:
+        """Block until one signal meets its condition (hsa_amd_signal_wait_any).
+
+        ``conditions`` and ``values`` are one for all or one per signal.
+        Returns ``(index, value)``; on a timeout ``(None, None)``, or a
+        `WaitTimeout` with ``raise_on_timeout``.
+        """
+        signals = list(signals)
+        if not signals:
+            raise ValueError("wait_any needs at least one signal")
+        n = len(signals)
+        conds = [conditions] * n if isinstance(conditions, str) else list(conditions)
+        vals = [values] * n if isinstance(values, int) else list(values)
+        if len(conds) != n or len(vals) != n:
+            raise ValueError(f"{n} signals need {n} conditions and values "
+                             f"({len(conds)} and {len(vals)} given)")
+        ffi, lib = api()
+        if not _ops:
+            _bind(lib)
+        hs = ffi.new("hsa_signal_t[]", n)
+        cs = ffi.new("hsa_signal_condition_t[]", n)
+        vs = ffi.new("hsa_signal_value_t[]", n)
+        for i, (s, c, v) in enumerate(zip(signals, conds, vals)):
+            if not isinstance(s, Signal):
+                raise TypeError(f"signals[{i}] must be an hsa.Signal, not {type(s).__name__}")
+            hs[i] = s._use()
+            cs[i] = _condition(c)
+            vs[i] = _int64(v)
+        state = _wait_state(wait_state)
+        out = ffi.new("hsa_signal_value_t *")
+        limit = check_timeout(timeout)
+        deadline = None if limit is None else time.monotonic() + limit
+        while True:
+            if deadline is None:
+                hint = ticks(_SLICE)
+            else:
+                left = deadline - time.monotonic()
+                hint = ticks(min(left, _SLICE)) if left > 0 else 0
+            for i, s in enumerate(signals):
+                if s._h is None:
+                    raise ClosedError(f"signals[{i}] was closed while waited on")
+            index = lib.hsa_amd_signal_wait_any(n, hs, cs, vs, hint, state, out)
+            if index != UINT32_MAX and index < n and satisfied(conds[index], out[0], vals[index]):
+                return index, out[0]
+            if deadline is not None and time.monotonic() >= deadline:
+                if raise_on_timeout:
+                    raise WaitTimeout(f"no signal met its condition within {limit} s", None)
+                return None, None
+
+    # ---- asynchronous handlers -----------------------------------------------------------------
+
+    def on(self, condition: str, value: int, callback: Callable[[int], Any]) -> None:
+        """Call ``callback(observed_value)`` once the value meets `condition` against `value`.
+
+        Registered with hsa_amd_signal_async_handler through rocpy's C
+        trampoline; the callback runs once, on rocpy's dispatcher thread.
+        """
+        if not callable(callback):
+            raise TypeError(f"callback must be callable, not {type(callback).__name__}")
+        h = self._use()
+        cond = _condition(condition)
+        target = _int64(value)
+        ffi, lib = api()
+        if self._cb is None:
+            self._cb = CallbackErrors()
+        errors = self._cb
+        box: list[int] = []
+
+        # Holds the Signal: it stays alive while the handler is registered.
+        def fire(observed: int, _unused: int, sig: Signal = self) -> None:
+            if box:
+                sig._tokens.discard(box[0])
+            try:
+                callback(observed)
+            except BaseException as exc:
+                errors.add(exc)
+                sig._bad = True
+                raise  # the dispatcher reports it as a CallbackWarning
+
+        d = dispatcher()
+        token = d.register(fire, once=True)
+        box.append(token)
+        self._tokens.add(token)
+        trampoline = ffi.cast("hsa_amd_signal_handler",
+                              ffi.addressof(lib, "rocpy_callqueue_signal_handler"))
+        st = lib.hsa_amd_signal_async_handler(h, cond, target, trampoline,
+                                              ffi.cast("void *", token))
+        if st:
+            d.unregister(token)
+            self._tokens.discard(token)
+            raise hsa_error(st, "hsa_amd_signal_async_handler")
+
+    @property
+    def pending_handlers(self) -> int:
+        """How many `on` handlers are registered and have not run yet."""
+        return len(self._tokens)
+

@@ -1,0 +1,434 @@
+"""``rocpy bench``: argument errors, the JSON schema, the plot, --compare without peers,
+skipped families, and a real ``--quick`` run.  Tiny sizes and repetitions keep it fast;
+no timing is asserted (a timing never fails a test)."""
+from __future__ import annotations
+
+import argparse
+import json
+import types
+
+import pytest
+
+from rocpy._cli import bench as bench_cli
+from rocpy.bench import compare
+from rocpy.bench.cases import FAMILIES
+
+from .conftest import BACKEND, needs_compiler
+
+stub_only = pytest.mark.skipif(BACKEND != "stub", reason=f"checks the stub's labels; "
+                                                           f"the backend is {BACKEND}")
+TINY = ["--repeat", "3", "--warmup", "0", "--no-progress", "--plain"]
+
+
+def _bench(cli, tmp_path, *argv, name="r.json"):
+    path = tmp_path / name
+    status, out, err = cli(["bench", *argv, *TINY, "--json", str(path)])
+    data = json.loads(path.read_text()) if path.exists() else None
+    return status, out, err, data
+
+
+# ---- arguments -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--repeat", "0"], "argument --repeat: must be at least 1"),
+    (["--repeat", "many"], "argument --repeat: 'many' is not an integer"),
+    (["--warmup", "-1"], "argument --warmup: must be 0 or more"),
+    (["--size-max", "lots"], "argument --size-max: 'lots' is not a size"),
+    (["--size-max", "0"], "argument --size-max: '0': the size must be at least 1 byte"),
+    (["--size-max", "2T"], "larger than 1 TiB"),
+    (["--only", "copy,warp"], "argument --only: unknown family 'warp'"),
+    (["--plot", "out.txt"], "--plot out.txt: name a .png, .svg or .pdf file"),
+    (["--device", "-1"], "argument --device: must be 0 or more"),
+    (["--frobnicate"], "unrecognized arguments: --frobnicate"),
+])
+def test_argument_errors_exit_2_with_a_message(cli, argv, message):
+    status, out, err = cli(["bench", *argv])
+    assert status == 2
+    assert "rocpy bench: error:" in err or "rocpy: error:" in err
+    assert message in err
+    assert out == ""
+
+
+def test_plot_without_matplotlib_is_an_argument_error(cli, monkeypatch, tmp_path):
+    import builtins
+    real = builtins.__import__
+
+    def no_matplotlib(name, *args, **kwargs):
+        if name == "matplotlib" or name.startswith("matplotlib."):
+            raise ImportError("No module named 'matplotlib'")
+        return real(name, *args, **kwargs)
+    monkeypatch.setattr(builtins, "__import__", no_matplotlib)
+    status, _, err = cli(["bench", "--plot", str(tmp_path / "p.png")])
+    assert status == 2 and "--plot needs matplotlib" in err
+
+
+def test_bad_device_index_is_an_error(cli):
+    status, _, err = cli(["bench", "--device", "7", "--only", "overhead", *TINY])
+    assert status == 1
+    assert "rocpy bench: error:" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("text, value", [("4096", 4096), ("64M", 64 << 20), ("64MiB", 64 << 20),
+                                         ("1G", 1 << 30), ("1.5k", 1536), ("16 KB", 16 << 10)])
+def test_parse_size(text, value):
+    assert bench_cli.parse_size(text) == value
+
+
+def test_sizes():
+    assert bench_cli.sizes_up_to(64 << 20, quick=False)[:3] == [4096, 16384, 65536]
+    assert bench_cli.sizes_up_to(64 << 20, quick=False)[-1] == 64 << 20
+    assert bench_cli.sizes_up_to(16 << 20, quick=True) == [4096, 65536, 1 << 20, 16 << 20]
+    assert bench_cli.sizes_up_to(100_000, quick=False) == [4096, 16384, 65536, 100_000]
+    assert bench_cli.sizes_up_to(1000, quick=True) == [1000]
+
+
+def test_default_plan_keeps_the_stub_small():
+    args = argparse.Namespace(quick=False, size_max=None, warmup=None, repeat=None,
+                              compare=False, only=None)
+    assert max(bench_cli.make_plan(args, simulation=True).sizes) == 64 << 20
+    assert max(bench_cli.make_plan(args, simulation=False).sizes) == 1 << 30
+    args.quick = True
+    assert max(bench_cli.make_plan(args, simulation=True).sizes) == 16 << 20
+
+
+# ---- a run and its JSON --------------------------------------------------------------------
+
+
+def _check_case(case):
+    assert isinstance(case["name"], str) and case["name"]
+    assert case["family"] in FAMILIES
+    assert case["kind"] in ("bandwidth", "latency")
+    assert case["unit"] == "us" and isinstance(case["ops"], int) and case["ops"] >= 1
+    assert case["reference"] in case["variants"] and "rocpy" in case["variants"]
+    assert isinstance(case["params"], dict) and isinstance(case["title"], str)
+    for v in case["variants"].values():
+        for key in ("median", "mean", "min", "max", "p10", "p90", "q1", "q3"):
+            assert isinstance(v[key], float) and v[key] > 0, key
+        assert v["min"] <= v["p10"] <= v["median"] <= v["p90"] <= v["max"]
+        assert v["n"] == len(v["samples_ns"]) == 3          # --repeat 3: never one sample
+        assert all(isinstance(s, int) for s in v["samples_ns"])
+    if case["kind"] == "bandwidth":
+        assert case["bytes_per_op"] == case["params"]["size"]
+        assert set(case["params"]) >= {"direction", "memory", "size"}
+        assert all(isinstance(v["gbps"], float) for v in case["variants"].values())
+
+
+@needs_compiler
+def test_json_schema(cli, tmp_path):
+    status, out, err, data = _bench(cli, tmp_path, "--size-max", "16K")
+    assert status == 0, err
+    assert data["schema"] == "rocpy.bench/1" and data["tool"] == "rocpy bench"
+    for key, kind in (("date", str), ("simulation", bool), ("backend", dict), ("machine", dict),
+                      ("device", dict), ("meta", dict), ("config", dict), ("cases", list),
+                      ("notes", list), ("skipped", list), ("references", list),
+                      ("elapsed_s", float), ("interrupted", bool)):
+        assert isinstance(data[key], kind), key
+    b = data["backend"]
+    assert b["name"] == BACKEND and isinstance(b["reason"], str)
+    assert b["simulation"] is data["simulation"] is (BACKEND == "stub")
+    assert data["meta"]["backend"] == BACKEND and data["meta"]["date"] == data["date"]
+    assert isinstance(data["machine"]["cpu"], str) and isinstance(data["machine"]["cpu_count"], int)
+    assert isinstance(data["device"]["name"], str) and isinstance(data["device"]["target_id"], str)
+    assert data["config"]["repeat"] == 3 and data["config"]["sizes"] == [4096, 16384]
+    families = {c["family"] for c in data["cases"]}
+    assert families >= {"copy", "dispatch", "overhead"}
+    if BACKEND != "nvidia":
+        assert "hsa_dispatch" in families
+    for case in data["cases"]:
+        _check_case(case)
+    bw = [c for c in data["cases"] if c["kind"] == "bandwidth"]
+    assert {(c["params"]["direction"], c["params"]["memory"]) for c in bw} == {
+        ("H2D", "pinned"), ("H2D", "pageable"), ("D2H", "pinned"), ("D2H", "pageable"),
+        ("D2D", "device")}
+    assert {c["params"]["size"] for c in bw} == {4096, 16384}
+    over = [c for c in data["cases"] if c["family"] == "overhead"]
+    assert over and all(set(c["variants"]) == {"raw", "rocpy"} and c["reference"] == "raw"
+                        for c in over)
+    assert data["skipped"] == []
+    # the table
+    assert "Copy bandwidth, GB/s" in out and "Latency, microseconds per operation" in out
+    assert "Per-call overhead" in out and f"JSON written to {tmp_path / 'r.json'}" in out
+
+
+@stub_only
+def test_stub_figures_are_labelled_a_simulation(cli, tmp_path):
+    status, out, _, data = _bench(cli, tmp_path, "--only", "copy", "--size-max", "4K")
+    assert status == 0
+    assert data["simulation"] is True and data["backend"]["simulation"] is True
+    assert data["device"]["simulated"] is True
+    assert "CPU simulation" in data["backend"]["label"]
+    assert "CPU SIMULATION" in out.splitlines()[0]                 # the run's title
+    assert out.count("CPU SIMULATION, not GPU figures") >= 2        # every table title
+
+
+@needs_compiler
+def test_plot_is_written(cli, tmp_path):
+    pytest.importorskip("matplotlib", reason="--plot needs matplotlib")
+    png = tmp_path / "r.png"
+    status, out, err, data = _bench(cli, tmp_path, "--only", "copy,dispatch", "--size-max", "8K",
+                                    "--plot", str(png))
+    assert status == 0, err
+    blob = png.read_bytes()
+    assert len(blob) > 10_000 and blob[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f"plot written to {png}" in out
+    from rocpy.bench.plot import title_of
+    title = title_of(data)
+    assert ("CPU SIMULATION" in title) is (BACKEND == "stub")
+
+
+def test_only_selects_families(cli, tmp_path):
+    status, _, _, data = _bench(cli, tmp_path, "--only", "overhead")
+    assert status == 0
+    assert {c["family"] for c in data["cases"]} == {"overhead"}
+    assert data["config"]["families"] == ["overhead"]
+
+
+# ---- --compare -----------------------------------------------------------------------------
+
+
+@needs_compiler
+def test_compare_adds_raw_and_ratios(cli, tmp_path):
+    status, out, err, data = _bench(cli, tmp_path, "--compare", "--only", "copy,dispatch,hsa",
+                                    "--size-max", "4K")
+    assert status == 0, err
+    for case in data["cases"]:
+        _check_case(case)
+        assert len(case["variants"]) >= 2
+        assert case["reference"] != "rocpy"
+        ratio = case["variants"]["rocpy"]["ratio"]
+        assert isinstance(ratio, float) and ratio > 0
+    hsa = [c for c in data["cases"] if c["family"] == "hsa_dispatch"]
+    if BACKEND != "nvidia":
+        assert any("C loop" in c["variants"] for c in hsa)
+    assert "ratio" in out and "rocpy time / raw time" in out
+    # no peer applies to the stub: a note says where they run; the missing C program is noted
+    if BACKEND == "stub":
+        assert any("compare on those backends only" in n for n in data["notes"])
+        assert any("program stub_hsa_bench is not built" in n for n in data["notes"])
+        assert any("program hip_ref_stub is not built" in n for n in data["notes"])
+
+
+@needs_compiler
+def test_compare_notes_a_missing_peer(cli, tmp_path, monkeypatch):
+    """A peer that applies here but is not installed: skipped with a note, the run goes on."""
+    monkeypatch.setattr(compare.HipPython, "backends", (BACKEND,))
+    real = compare._import
+
+    def missing(name):
+        if name.split(".")[0] == "hip":
+            raise ModuleNotFoundError("No module named 'hip'")
+        return real(name)
+    monkeypatch.setattr(compare, "_import", missing)
+    status, out, err, data = _bench(cli, tmp_path, "--compare", "--only", "dispatch")
+    assert status == 0, err
+    assert any("hip-python is not installed (pip install hip-python)" in n for n in data["notes"])
+    assert "hip-python is not installed" in out
+    assert all("hip-python" not in c["variants"] for c in data["cases"])
+    assert all("raw" in c["variants"] for c in data["cases"])
+
+
+@needs_compiler
+def test_compare_survives_a_broken_peer(cli, tmp_path, monkeypatch):
+    """A peer whose setup fails is skipped; one whose variant fails is left out of the case."""
+    class Broken(compare.Peer):
+        name, backends, package = "broken", (BACKEND,), "broken"
+
+        def setup(self, env):
+            raise RuntimeError("no device for me")
+
+    class Flaky(compare.Peer):
+        name, backends, package = "flaky", (BACKEND,), "flaky"
+
+        def setup(self, env):
+            self.env = env
+
+        def v_launch_sync(self):
+            def run():
+                raise RuntimeError("launch failed")
+            return run
+
+        def v_launch_batch(self, n):
+            return lambda: None          # works: stays in its case
+
+    monkeypatch.setattr(compare, "PEERS", (Broken, Flaky))
+    status, _, err, data = _bench(cli, tmp_path, "--compare", "--only", "dispatch")
+    assert status == 0, err
+    notes = "\n".join(data["notes"])
+    assert "broken could not be set up" in notes and "no device for me" in notes
+    assert "variant 'flaky' failed and was left out" in notes
+    cases = {c["name"]: c for c in data["cases"]}
+    assert "flaky" not in cases["launch + sync"]["variants"]
+    assert "flaky" in next(c for n, c in cases.items() if "launches" in n)["variants"]
+
+
+@stub_only
+@needs_compiler
+def test_compare_runs_the_c_references_where_built(cli, tmp_path, monkeypatch):
+    import os
+    built = {name: os.path.join(compare._repo_root(), where)
+             for name, (backend, where, _) in compare.C_PROGRAMS.items() if backend == "stub"}
+    built = {n: p for n, p in built.items() if os.access(p, os.X_OK)}
+    if not built:
+        pytest.skip("no C reference is built (make -C benchmarks/c; "
+                    "bash benchmarks/c/hip_ref.sh stub)")
+    folder = tmp_path / "c"
+    folder.mkdir()
+    for name, path in built.items():
+        (folder / name).symlink_to(path)
+    monkeypatch.setenv("ROCPY_BENCH_C", str(folder))
+    status, out, err, data = _bench(cli, tmp_path, "--compare", "--only", "hsa,dispatch,overhead")
+    assert status == 0, err
+    refs = {r["name"]: r for r in data["references"]}
+    assert set(refs) == set(built)
+    for ref in refs.values():
+        assert ref["compared"], ref
+        for pair in ref["compared"]:
+            assert pair["c_us"] > 0 and pair["ours_us"] > 0 and pair["ratio"] > 0
+        assert f"C reference: {ref['name']}" in out
+    if "stub_hsa_bench" in refs:
+        assert refs["stub_hsa_bench"]["compared"][0]["case"] == "HSA dispatch + wait"
+    if "hip_ref_stub" in refs:
+        cases = {p["case"] for p in refs["hip_ref_stub"]["compared"]}
+        assert {"launch + sync", "launch (enqueue)"} <= cases
+
+
+# ---- what cannot run is skipped with a reason ----------------------------------------------
+
+
+def test_no_compiler_skips_the_kernel_cases_with_a_note(cli, tmp_path, monkeypatch):
+    from rocpy.bench import cases
+    monkeypatch.setenv("ROCPY_CACHE_DIR", str(tmp_path / "empty-cache"))
+    monkeypatch.setattr(cases, "find_hipcc", lambda: None)
+    monkeypatch.setattr(cases, "find_nvcc", lambda: None)
+    if BACKEND == "amd":
+        pytest.skip("amd falls back to hipRTC")
+    status, out, err, data = _bench(cli, tmp_path, "--only", "dispatch,overhead")
+    assert status == 0, err
+    skipped = {(s["family"], s.get("case")): s["reason"] for s in data["skipped"]}
+    assert "no hipcc found" in skipped[("dispatch", None)] or \
+        "no nvcc found" in skipped[("dispatch", None)]
+    assert ("overhead", "launch (enqueue)") in skipped
+    names = {c["name"] for c in data["cases"]}
+    assert "event record" in names and "launch (enqueue)" not in names
+    assert "Skipped" in out and "the cases that launch kernels are skipped" in out
+
+
+def test_all_families_unavailable_exits_1(cli, tmp_path, monkeypatch):
+    from rocpy.bench import cases
+
+    def unavailable(name):
+        def build(env):
+            raise cases.Unavailable(f"{name} cannot run (simulated)")
+        return types.SimpleNamespace(build=build)
+    monkeypatch.setattr(cases, "load_family", unavailable)
+    status, out, _, data = _bench(cli, tmp_path, "--only", "copy,overhead")
+    assert status == 1
+    assert data["cases"] == [] and len(data["skipped"]) == 2
+    assert "copy cannot run (simulated)" in out
+
+
+# ---- the real thing, end to end ------------------------------------------------------------
+
+
+@needs_compiler
+def test_quick_run_finishes_and_writes_json(subprocess_cli, tmp_path):
+    path = tmp_path / "quick.json"
+    proc = subprocess_cli(["bench", "--quick", "--json", str(path)], timeout=180)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr
+    data = json.loads(path.read_text())
+    assert data["config"]["quick"] is True
+    assert {c["family"] for c in data["cases"]} >= {"copy", "dispatch", "overhead"}
+    for case in data["cases"]:
+        for v in case["variants"].values():
+            assert v["n"] >= 5          # the quick plan's floor: never one sample
+    if BACKEND == "stub":
+        assert max(c["params"]["size"] for c in data["cases"] if c["kind"] == "bandwidth") \
+            == 16 << 20
+        assert data["simulation"] is True
+    assert "Copy bandwidth" in proc.stdout
+
+
+# ---- resources and progress ----------------------------------------------------------------
+
+
+@needs_compiler
+def test_a_run_leaves_no_live_objects(cli, tmp_path):
+    import time
+
+    import rocpy.debug
+    from rocpy import hip
+    status, _, err, _ = _bench(cli, tmp_path, "--compare", "--size-max", "8K")
+    assert status == 0, err
+    for i in range(hip.device_count()):
+        hip.Device(i).synchronize()
+    deadline = time.monotonic() + 5
+    while True:
+        rocpy.debug.collect()
+        live = rocpy.debug.live_objects()
+        if not live or time.monotonic() > deadline:
+            break
+        time.sleep(0.02)
+    assert live == {}
+
+
+def test_progress_degrades_to_nothing(monkeypatch):
+    import builtins
+
+    from rocpy.bench.harness import Progress
+    real = builtins.__import__
+
+    def without(*names):
+        def imp(name, *args, **kwargs):
+            if name.split(".")[0] in names:
+                raise ImportError(f"No module named {name!r}")
+            return real(name, *args, **kwargs)
+        return imp
+    monkeypatch.setattr(builtins, "__import__", without("rich", "tqdm"))
+    bar = bench_cli._Progress(3, enabled=True)
+    assert bar.kind is None
+    bar.case("x")
+    bar.hook(Progress("x", 0, 1, 1, 4), 4)      # no-ops, no errors
+    bar.finish_case()
+    bar.close()
+    monkeypatch.setattr(builtins, "__import__", real)
+    assert bench_cli._Progress(3, enabled=False).kind is None
+
+
+def test_progress_bar_follows_the_harness_hook(monkeypatch, capsys):
+    pytest.importorskip("rich")
+    from rocpy.bench.harness import Progress
+    bar = bench_cli._Progress(2, enabled=True)
+    assert bar.kind == "rich"
+    bar.case("first")
+    bar.hook(Progress("first", 0, 1, 2, 4), 4)
+    assert bar.bar.tasks[0].completed == pytest.approx(0.5)
+    bar.finish_case()
+    assert bar.bar.tasks[0].completed == 1
+    bar.close()
+    assert capsys.readouterr().out == ""          # progress goes to stderr, never stdout
+
+
+@stub_only
+@needs_compiler
+def test_amd_without_hipcc_falls_back_to_hiprtc(tmp_path, monkeypatch):
+    """The amd path when hipcc is missing: `rocpy.hip.Program` compiles (hipRTC there; on the
+    stub Program itself uses hipcc, which exercises the same caching)."""
+    from rocpy.bench import cases
+    monkeypatch.setenv("ROCPY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(cases, "find_hipcc", lambda: None)
+    env = cases.Env(cases.Plan(families=("dispatch",)))
+    try:
+        env.backend = "amd"
+        path = env.kernel_file()
+        assert "hiprtc" in path and path.startswith(str(tmp_path / "cache"))
+        assert env.kernel("empty").name == "empty"
+    finally:
+        env.close()
+    env = cases.Env(cases.Plan(families=("dispatch",)))
+    try:
+        env.backend = "amd"
+        assert env.kernel_file() == path             # cached: not compiled again
+    finally:
+        env.close()
