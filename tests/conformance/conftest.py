@@ -27,6 +27,7 @@ import pytest
 import rocpy
 import rocpy.debug
 from kernels.compile import compile_cuda, compile_hip, find_hipcc, find_nvcc
+from live import hip_runtime_works, settle
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BACKEND = rocpy.backend().name
@@ -46,16 +47,6 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason=f"NVIDIA behaviour; the backend is {BACKEND}"))
 
 
-def hip_runtime_works() -> bool:
-    """False on a stub built without its HIP half (streams and events unimplemented)."""
-    from rocpy.hip import ffi, lib
-    ev = ffi.new("hipEvent_t *")
-    if lib.hipEventCreate(ev):
-        return False
-    lib.hipEventDestroy(ev[0])
-    return True
-
-
 @pytest.fixture(scope="session", autouse=True)
 def _hip_runtime():
     if not hip_runtime_works():
@@ -65,18 +56,9 @@ def _hip_runtime():
 
 def assert_no_leaks(timeout: float = 5.0) -> None:
     """Every rocpy object released (after the devices' work completed)."""
-    from rocpy import hip
-    for i in range(hip.device_count()):
-        hip.Device(i).synchronize()
-    deadline = time.monotonic() + timeout
-    while True:
-        rocpy.debug.collect()
-        live = rocpy.debug.live_objects()
-        if not live:
-            return
-        if time.monotonic() > deadline:
-            pytest.fail(f"rocpy objects still alive after the test: {live}")
-        time.sleep(0.02)
+    live = settle(timeout)
+    if live:
+        pytest.fail(f"rocpy objects still alive after the test: {live}")
 
 
 @pytest.fixture(autouse=True)

@@ -18,6 +18,7 @@ import pytest
 import rocpy
 import rocpy.debug
 from kernels.compile import compile_hip, find_hipcc
+from live import hip_runtime_works, settle
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SPIN_SOURCE = os.path.join(os.path.dirname(HERE), "conformance", "kernels", "spin_fill.hip")
@@ -42,34 +43,11 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason="this backend's HIP has no graph API"))
 
 
-def _hip_runtime_works() -> bool:
-    from rocpy.hip import ffi, lib
-    ev = ffi.new("hipEvent_t *")
-    if lib.hipEventCreate(ev):
-        return False
-    lib.hipEventDestroy(ev[0])
-    return True
-
-
 @pytest.fixture(scope="session", autouse=True)
 def _hip_runtime():
-    if not _hip_runtime_works():
+    if not hip_runtime_works():
         pytest.skip("this backend's HIP runtime has no streams/events (the stub's HIP half "
                     "is not built in)")
-
-
-def settle(timeout: float = 5.0) -> dict:
-    """Synchronize every device, collect, and return what is still alive."""
-    from rocpy import hip
-    for i in range(hip.device_count()):
-        hip.Device(i).synchronize()
-    deadline = time.monotonic() + timeout
-    while True:
-        rocpy.debug.collect()
-        live = rocpy.debug.live_objects()
-        if not live or time.monotonic() > deadline:
-            return live
-        time.sleep(0.02)
 
 
 @pytest.fixture(autouse=True)
