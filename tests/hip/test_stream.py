@@ -44,7 +44,9 @@ def test_cu_mask(dev):
         assert lib.hipExtStreamGetCUMask(s.handle, 4, words) == 0
         assert words[0] == 0b1011
     with dev.create_stream(cu_mask=[0xFFFFFFFF, 1]) as s:
-        pass
+        words = ffi.new("uint32_t[4]")
+        assert lib.hipExtStreamGetCUMask(s.handle, 4, words) == 0
+        assert (words[0], words[1]) == (0xFFFFFFFF, 1)
     for bad in (0, [], [0], [1 << 32]):
         with pytest.raises(rocpy.InvalidValueError):
             dev.create_stream(cu_mask=bad)
