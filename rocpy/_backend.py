@@ -63,6 +63,7 @@ class Backend:
 
 _lock = threading.Lock()
 _current: Backend | None = None
+_owner_pid = 0     # the process that loaded the backend; another pid is a forked child
 
 
 def _import(name: str):
@@ -168,10 +169,34 @@ def _select() -> Backend:
 
 
 def current() -> Backend:
-    """The backend of this process (chosen at the first call, then fixed)."""
-    global _current
-    if _current is None:
+    """The backend of this process (chosen at the first call, then fixed).
+
+    Raises `rocpy.errors.ForkError` in a process forked after the backend
+    was loaded: the runtime's state does not survive a fork.
+    """
+    global _current, _owner_pid
+    backend = _current
+    if backend is None:
         with _lock:
             if _current is None:
                 _current = _select()
-    return _current
+                _owner_pid = os.getpid()
+            backend = _current
+    if _owner_pid != os.getpid():
+        check_fork()
+    return backend
+
+
+def forked_from() -> int | None:
+    """The pid of the parent that loaded the backend, in a forked child; else None."""
+    if _current is not None and _owner_pid and _owner_pid != os.getpid():
+        return _owner_pid
+    return None
+
+
+def check_fork() -> None:
+    """Raise `rocpy.errors.ForkError` in a child forked after the backend was loaded."""
+    parent = forked_from()
+    if parent is not None:
+        from .errors import ForkError, fork_message
+        raise ForkError(fork_message(parent))

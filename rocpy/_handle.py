@@ -49,7 +49,7 @@ _finalizing = sys.is_finalizing
 class _Record:
     """What a handle's release needs, kept apart from the object itself."""
 
-    __slots__ = ("children", "counted", "kind", "orphaned", "parent_recs", "parents", "ref",
+    __slots__ = ("children", "counted", "early", "kind", "orphaned", "parent_recs", "parents", "ref",
                  "release", "release_async", "seq", "state", "why")
 
     # a bound builtin, usable from weakref callbacks during interpreter teardown
@@ -59,6 +59,7 @@ class _Record:
                  parents: tuple[Any, ...], parent_recs: tuple[_Record, ...]) -> None:
         self.seq = -1
         self.kind = kind
+        self.early = False      # released before the others at exit (see release_all)
         self.release = release
         self.release_async = release_async
         self.counted = release is not None
@@ -190,6 +191,10 @@ class Handle:
     """
 
     __slots__ = ("__weakref__", "_h", "_parents", "_rec")
+    #: Objects that run work (streams, queues) set this: at exit they are released
+    #: before everything else, so no work still queued on them can run on memory,
+    #: signals or code the exit hook already released.
+    _release_first_at_exit: bool = False
     _h: Any
     _rec: _Record
     _parents: tuple[Any, ...]
@@ -224,6 +229,7 @@ class Handle:
                 rec.release[0](*rec.release[1])
             raise closed._closed_error()
         rec.ref = weakref.ref(self, rec)
+        rec.early = self._release_first_at_exit
         self._h = handle
         self._rec = rec
         self._parents = parents
@@ -287,9 +293,14 @@ class Handle:
         """
         _invalidate(self._rec, True, reason)
 
-    def invalidate_descendants(self, reason: str) -> None:
-        """Mark every descendant dead without releasing it; this object stays usable."""
-        _invalidate(self._rec, False, reason)
+    def invalidate_descendants(self, reason: str, release: tuple[str, ...] = ()) -> None:
+        """Mark every descendant dead without releasing it; this object stays usable.
+
+        Descendants whose type name is in `release` are released as they are
+        marked (children first): for what the runtime did not destroy along
+        with the rest (hipamd keeps modules and events across a device reset).
+        """
+        _invalidate(self._rec, False, reason, frozenset(release))
 
     def __enter__(self):
         self._require_open()
@@ -307,10 +318,12 @@ class Handle:
         return f"<{type(self).__name__} {state}>"
 
 
-def _invalidate(root: _Record, include_root: bool, reason: str) -> None:
+def _invalidate(root: _Record, include_root: bool, reason: str,
+                release: frozenset[str] = frozenset()) -> None:
     if _held_here():
-        _reaper.post(lambda: _invalidate(root, include_root, reason))
+        _reaper.post(lambda: _invalidate(root, include_root, reason, release))
         return
+    kept: dict[_Record, Recipe] = {}
     with _lock:
         dead = {root.seq}
         victims = [root] if include_root and root.state != DONE else []
@@ -319,14 +332,24 @@ def _invalidate(root: _Record, include_root: bool, reason: str) -> None:
                 dead.add(rec.seq)
                 victims.append(rec)
         for rec in victims:
+            if rec.kind in release and rec.release is not None and rec.state == LIVE:
+                kept[rec] = rec.release
             rec.release = rec.release_async = None
             rec.why = reason
+            if rec in kept:
+                rec.state = CLOSING   # claimed here: released below, never by anyone else
     for rec in reversed(victims):
         ref = rec.ref
         obj = ref() if ref is not None else None
         if obj is not None:
             obj._h = None
             obj._parents = ()
+        recipe = kept.get(rec)
+        if recipe is not None and not _finalizing():
+            try:
+                recipe[0](*recipe[1])
+            except Exception as exc:
+                _warn(rec, exc)
         _finish(rec)
 
 
@@ -337,13 +360,22 @@ def live_objects() -> dict[str, int]:
 
 
 def release_all() -> None:
-    """At exit: release every live handle, newest first; later ones are leaked."""
+    """At exit: release every live handle, newest first; later ones are leaked.
+
+    What runs work (``_release_first_at_exit``: streams, queues) goes first:
+    destroying it stops work that could otherwise still run on what is
+    released after (an HSA queue blocked on a signal would start when the
+    signal is destroyed, on buffers already freed).
+    """
     global _exited
     with _lock:
         _exited = True
         records = list(_live.values())
+    records = [r for r in records if not r.early] + [r for r in records if r.early]
     for rec in reversed(records):
         if _claim(rec):
+            # a daemon thread still running may use it: say why it is closed
+            rec.why = "rocpy released it at interpreter exit"
             ref = rec.ref
             obj = ref() if ref is not None else None
             if obj is not None:
@@ -353,11 +385,25 @@ def release_all() -> None:
 
 
 def _after_fork_in_child() -> None:
-    # The native handles belong to the parent process: a child never releases them.
-    global _started
+    # The native handles belong to the parent process: a child never releases them,
+    # and, once the runtime was loaded, never uses them either (they refuse, naming
+    # the fork).  Another thread may have held the lock at the fork: a fresh one.
+    global _started, _lock, _held_here
+    _lock = threading.RLock()
+    _held_here = _lock._is_owned  # type: ignore[attr-defined]
+    from . import _backend
+    why = None
+    if _backend._current is not None:
+        from .errors import fork_message
+        why = fork_message(_backend._owner_pid)
     for rec in _live.values():
         rec.release = rec.release_async = None
         rec.counted = False
+        if why is not None:
+            rec.why = why
+            obj = rec.ref() if rec.ref is not None else None
+            if obj is not None:
+                obj._h = None
     _counts.clear()
     _started = False
 

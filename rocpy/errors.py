@@ -47,6 +47,23 @@ class CallbackError(RocpyError):
         return f"a callback raised {type(first).__name__}: {first}{more}"
 
 
+class ForkError(RocpyError, RuntimeError):
+    """rocpy was used in a process forked after the runtime was initialized.
+
+    HIP and HSA keep threads, device queues and memory mappings that a
+    forked child does not inherit in a usable state (as with CUDA and ROCr);
+    the child must not call them.  Start workers with multiprocessing's
+    ``"spawn"`` or ``"forkserver"`` method, or fork before using rocpy.
+    """
+
+
+def fork_message(parent: int) -> str:
+    """Why a forked child may not use rocpy (for `ForkError` and invalidated objects)."""
+    return (f"this process was forked from pid {parent} after the HIP/HSA runtime was "
+            "initialized there; a forked child cannot use it (start workers with "
+            "multiprocessing's 'spawn' or 'forkserver' method instead)")
+
+
 class ReleaseWarning(RuntimeWarning):
     """Releasing a native handle failed where no exception can be raised."""
 

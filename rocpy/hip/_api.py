@@ -7,6 +7,7 @@ time.
 """
 from __future__ import annotations
 
+import os
 import threading
 from typing import Any, NoReturn
 
@@ -37,6 +38,16 @@ class Api:
 
 _api: Api | None = None
 _api_lock = threading.Lock()
+
+
+def _forget_after_fork() -> None:
+    # the next api() goes through _backend.current(), which refuses in a forked child
+    global _api, _api_lock
+    _api = None
+    _api_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_after_fork)
 
 
 def api() -> Api:

@@ -141,6 +141,9 @@ def _order(buffer: Any, stream: Any, dev_type: int, dev_id: int) -> None:
     """Make the consumer's stream see the work rocpy last enqueued on ``buffer``."""
     if stream == -1:
         return
+    if not (stream is None or isinstance(stream, int) or hasattr(stream, "__hip_stream__")) \
+            or isinstance(stream, bool):
+        raise BufferError(f"stream must be an int handle, None or -1, not {type(stream).__name__}")
     last = buffer._last
     if last is None or last._h is None:
         return

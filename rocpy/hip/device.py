@@ -320,6 +320,8 @@ class Device(Handle):
                 raise _api.invalid("Device.attribute", f"unknown device attribute {attr!r}{hint}")
             value = getattr(a.lib, full)
         elif isinstance(attr, int) and not isinstance(attr, bool):
+            if not 0 <= attr < 1 << 31:
+                raise _api.invalid("Device.attribute", f"{attr} is not a hipDeviceAttribute_t value")
             value = attr
         else:
             raise TypeError(f"attribute takes a name or an int, not {type(attr).__name__}")
@@ -332,6 +334,8 @@ class Device(Handle):
     def limit(self, name: str) -> int:
         """A ``hipDeviceGetLimit`` value: ``"malloc_heap_size"``, ``"stack_size"``,
         ``"printf_fifo_size"`` (those the runtime supports)."""
+        if not isinstance(name, str):
+            raise TypeError(f"a limit is named by a str, not {type(name).__name__}")
         a = api()
         table = {"mallocheapsize": "hipLimitMallocHeapSize", "stacksize": "hipLimitStackSize",
                  "printffifosize": "hipLimitPrintfFifoSize"}
@@ -483,10 +487,11 @@ class Device(Handle):
         streams, events, modules, graphs, and host memory of the host context,
         which spans this device) is marked invalid without being released:
         using it raises `rocpy.ClosedError`, and no finalizer will free an
-        address the runtime may hand out again.  Objects hipamd keeps across a
-        reset (events, modules, pinned memory on several-GPU machines) are
-        abandoned rather than released twice where the runtime (CUDA) does
-        destroy them.  The device itself stays usable.
+        address the runtime may hand out again.  Modules and events, which
+        hipamd keeps across a reset, are released then (unloaded, destroyed)
+        on amd and the stub; CUDA destroys them itself, so on nvidia they are
+        abandoned, never released twice.  Pinned memory (which numpy arrays
+        may still view) is abandoned everywhere.  The device itself stays usable.
         """
         self.synchronize()
         _reaper.flush(5.0)  # releases posted by the cleared keep-alive lists run now
@@ -494,7 +499,9 @@ class Device(Handle):
         st = api().lib.hipDeviceReset()
         if st:
             raise hip_error(st, "hipDeviceReset")
-        self.invalidate_descendants(f"Device({self._index}).reset() destroyed it")
+        # hipamd keeps modules and events across a reset: release them, or they leak
+        survivors = () if api().name == "nvidia" else ("Module", "Event", "_Fence")
+        self.invalidate_descendants(f"Device({self._index}).reset() destroyed it", survivors)
         with self._dev_lock:
             self._ctx = None
             self._null = None
@@ -504,6 +511,8 @@ def _index_of(device: Any) -> int:
     if isinstance(device, Device):
         return device._index
     if isinstance(device, int) and not isinstance(device, bool):
+        if not -(1 << 31) <= device < 1 << 31:  # HIP's ordinals are ints: out of range is not a device
+            raise _api.fail("hipErrorInvalidDevice", "Device", f"{device} is not a device ordinal")
         return device
     raise TypeError(f"expected a Device or an index, not {type(device).__name__}")
 

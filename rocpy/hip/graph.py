@@ -208,6 +208,9 @@ class Graph(Handle):
     def add_kernel(self, kernel: Any, grid: Any, block: Any, args: Iterable[Any] = (),
                    shared_mem: int = 0, deps: Any = ()) -> GraphNode:
         """A kernel node: like `Kernel.launch` (grid in blocks); arguments are packed now."""
+        from .module import Kernel
+        if not isinstance(kernel, Kernel):
+            raise TypeError(f"Graph.add_kernel takes a Kernel, not {type(kernel).__name__}")
         h = self._require_open()
         a = api()
         ffi, lib = a.ffi, a.lib
@@ -252,6 +255,9 @@ class Graph(Handle):
 
     def add_memset(self, dst: Any, value: Any, deps: Any = ()) -> GraphNode:
         """A fill node: ``value`` as in `Buffer.fill` (a byte, or a 4-byte numpy scalar)."""
+        from .memory import Buffer
+        if not isinstance(dst, Buffer):
+            raise TypeError(f"Graph.add_memset fills a buffer, not {type(dst).__name__}")
         h = self._require_open()
         a = api()
         call = "Graph.add_memset"

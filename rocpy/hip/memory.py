@@ -41,11 +41,17 @@ from .typed import TypedBuffer, _cuda_array_interface, _numpy_view
 
 def _size(nbytes: Any, call: str) -> int:
     try:
+        if isinstance(nbytes, bool):
+            raise TypeError
         n = operator.index(nbytes)
     except TypeError:
         raise TypeError(f"{call}: a size in bytes is an int, not {type(nbytes).__name__}") from None
     if n < 0:
         raise _api.invalid(call, f"a size in bytes cannot be negative ({n})")
+    if n >= 1 << 64:
+        # what the runtime says for sizes it cannot place (hipMalloc(SIZE_MAX)), not
+        # cffi's OverflowError, which no `except HipError` would catch
+        raise _api.fail("hipErrorOutOfMemory", call, f"{n} bytes do not fit in a size_t")
     return n
 
 
@@ -311,7 +317,15 @@ class Buffer(Handle):
         blocking the caller).  A view only stops being usable.  Live views and
         numpy arrays of this buffer delay the free until they are gone.
         """
-        super().close(None if stream is None else _stream_of(stream))
+        if stream is None:
+            super().close()
+            return
+        s = _stream_of(stream)
+        if self._h is not None and s._h is None:
+            # a closed stream orders nothing: refuse before claiming the release,
+            # which would otherwise wait in the dead stream until it is collected
+            raise s._closed_error()
+        super().close(s)
 
     # ---- interop ----------------------------------------------------------------
 
@@ -321,6 +335,7 @@ class Buffer(Handle):
         ``shape`` defaults to as many elements as fit exactly; its product
         times the item size must equal ``nbytes``.
         """
+        self._require_open()
         return TypedBuffer(self, dtype, shape)
 
     def _dl_device(self) -> tuple[int, int]:

@@ -229,6 +229,8 @@ class Module(Handle):
 
 
 def _dims(value: Any, what: str) -> tuple[int, int, int]:
+    if isinstance(value, bool):
+        raise TypeError(f"{what} is an int or 1 to 3 ints, not bool")
     if type(value) is int:
         items: Sequence[Any] = (value,)
     elif isinstance(value, (tuple, list)):
@@ -391,6 +393,8 @@ class Kernel(Handle):
         """A ``hipFuncGetAttribute`` value: ``"num_regs"``, ``"shared_size_bytes"``,
         ``"local_size_bytes"``, ``"max_threads_per_block"``, ``"const_size_bytes"``,
         ``"max_dynamic_shared_size_bytes"``, ``"binary_version"``, ``"ptx_version"``."""
+        if not isinstance(name, str):
+            raise TypeError(f"a function attribute is named by a str, not {type(name).__name__}")
         a = api()
         full = "HIP_FUNC_ATTRIBUTE_" + name.upper()
         if not hasattr(a.lib, full):

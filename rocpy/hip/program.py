@@ -62,7 +62,9 @@ class Program:
 
     def __init__(self, source: str | bytes, name: str = "program.hip",
                  headers: Mapping[str, str | bytes] | None = None) -> None:
-        self.source = source.decode() if isinstance(source, bytes) else str(source)
+        if not isinstance(source, (str, bytes)):
+            raise TypeError(f"Program takes source text (str or bytes), not {type(source).__name__}")
+        self.source = source.decode() if isinstance(source, bytes) else source
         self.name = name
         self.headers = {k: (v.decode() if isinstance(v, bytes) else str(v))
                         for k, v in (headers or {}).items()}

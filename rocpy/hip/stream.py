@@ -39,6 +39,7 @@ work uses to rocpy's reaper, which drops it when the work completes.
 from __future__ import annotations
 
 import contextlib
+import operator
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -98,6 +99,8 @@ def _priority_value(dev: Device, priority: Any) -> int:
     if isinstance(priority, bool) or not isinstance(priority, int):
         raise TypeError(f"a stream priority is 'high', 'normal', 'low' or an int, "
                         f"not {type(priority).__name__}")
+    if not -(1 << 31) <= priority < 1 << 31:
+        raise _api.invalid("Device.create_stream", f"priority {priority} is not a C int")
     return priority
 
 
@@ -110,7 +113,10 @@ def _cu_mask_words(mask: Any) -> list[int]:
             words.append(mask & 0xFFFFFFFF)
             mask >>= 32
         return words
-    words = [int(w) for w in mask]
+    try:
+        words = [operator.index(w) for w in mask]
+    except TypeError:
+        raise TypeError("cu_mask is an int or an iterable of 32-bit ints") from None
     if not words or not any(words) or any(not 0 <= w <= 0xFFFFFFFF for w in words):
         raise _api.invalid("Device.create_stream", "cu_mask is 32-bit words (CU 0 is bit 0 of "
                                                    "the first) with at least one bit set")
@@ -136,6 +142,7 @@ class Stream(Handle):
     _capture: Any
     _priority: int | None
     _flags: int | None
+    _release_first_at_exit = True    # destroyed before what its work uses (see _handle)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("make a Stream with Device.create_stream(), Stream.null(), "
@@ -271,7 +278,8 @@ class Stream(Handle):
         else:
             raise TypeError(f"a stream handle is an int, a cffi pointer or an object with "
                             f"__hip_stream__, not {type(handle).__name__}")
-        if value < 0:
+        if not 0 <= value < 1 << (8 * ffi.sizeof("void *")):
+            # a cast would silently keep the low bits (2**64 became the null stream)
             raise _api.invalid("Stream.from_handle", f"{value} is not a stream handle")
         if device is None:
             device = _stream_device(value)
@@ -515,6 +523,8 @@ class Stream(Handle):
         self._enter()
         if event is None:
             event = Event(self._dev, timing=timing)
+        elif not isinstance(event, Event):
+            raise TypeError(f"record() takes an Event or None, not {type(event).__name__}")
         return event.record(self)
 
     def add_callback(self, fn: Callable[..., object], *args: Any) -> None:

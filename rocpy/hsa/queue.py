@@ -177,6 +177,10 @@ class Queue(Handle):
     kernarg ring: default 1 MiB in 4 segments).
     """
 
+    # at exit a queue goes before the buffers and signals its packets use:
+    # destroying a signal a barrier waits on would start dispatches on freed memory
+    _release_first_at_exit = True
+
     __slots__ = (
         "_agent_h",
         "_agent_hv",

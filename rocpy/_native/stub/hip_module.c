@@ -106,7 +106,15 @@ static hipError_t load(hipModule_t *module, const void *data, size_t size) {
 }
 
 /* The size of an in-memory image: an offload bundle's last entry, or an
- * ELF's furthest section or header table.  0: not a code object. */
+ * ELF's furthest section or header table.  0: not a code object.
+ *
+ * hipModuleLoadData has no size, so the headers are all there is; a header
+ * whose numbers no compiler writes (an entry or section count, an id length,
+ * an offset or size past IMAGE_MAX) makes the image invalid before anything
+ * is read where it points, so garbage fails with a status, not a crash. */
+#define IMAGE_MAX (1ull << 36)      /* 64 GiB: far past any real code object */
+#define BUNDLE_MAX_ENTRIES 1024u
+#define BUNDLE_MAX_ID 1024u
 static size_t image_size(const unsigned char *p) {
     static const char bundle[] = "__CLANG_OFFLOAD_BUNDLE__";
     uint64_t end = 0, v[4];
@@ -115,8 +123,10 @@ static size_t image_size(const unsigned char *p) {
         const unsigned char *q = p + sizeof bundle - 1;
         memcpy(&n, q, 8);
         q += 8;
-        for (uint64_t i = 0; i < n && i < 4096; i++) {
+        if (n > BUNDLE_MAX_ENTRIES) return 0;
+        for (uint64_t i = 0; i < n; i++) {
             memcpy(v, q, 24);   /* offset, size, id length */
+            if (v[0] > IMAGE_MAX || v[1] > IMAGE_MAX || v[2] > BUNDLE_MAX_ID) return 0;
             if (v[0] + v[1] > end) end = v[0] + v[1];
             q += 24 + v[2];
         }
@@ -131,6 +141,7 @@ static size_t image_size(const unsigned char *p) {
     memcpy(&phnum, p + 56, 2);
     memcpy(&shentsize, p + 58, 2);
     memcpy(&shnum, p + 60, 2);
+    if (phoff > IMAGE_MAX || shoff > IMAGE_MAX || (shnum && shentsize < 64)) return 0;
     end = shoff + (uint64_t)shentsize * shnum;
     if (phoff + (uint64_t)phentsize * phnum > end) end = phoff + (uint64_t)phentsize * phnum;
     for (uint16_t i = 0; i < shnum; i++) {
@@ -138,6 +149,7 @@ static size_t image_size(const unsigned char *p) {
         uint32_t type;
         memcpy(&type, sh + 4, 4);
         memcpy(v, sh + 24, 16);   /* sh_offset, sh_size */
+        if (type != 8 /* SHT_NOBITS */ && (v[0] > IMAGE_MAX || v[1] > IMAGE_MAX)) return 0;
         if (type != 8 /* SHT_NOBITS */ && v[0] + v[1] > end) end = v[0] + v[1];
     }
     return (size_t)end;

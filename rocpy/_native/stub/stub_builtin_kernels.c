@@ -1,6 +1,8 @@
 /* C emulations of the kernels rocpy's tests and benchmarks use.  Their
  * argument layouts are those hipcc gives the sources in tests/kernels/:
- * explicit arguments first, at their natural alignment. */
+ * explicit arguments first, at their natural alignment.  Every range they
+ * touch is checked first (stub_kernel_reach): memory no allocation covers
+ * (NULL, freed, forged) is a GPU memory fault, never a host crash. */
 #include <string.h>
 
 #include "stub_core.h"
@@ -25,8 +27,12 @@ static int k_vadd(const rocpy_stub_dispatch_t *d, void *u) {
     memcpy(&b, (char *)d->kernarg + 8, 8);
     memcpy(&c, (char *)d->kernarg + 16, 8);
     memcpy(&n, (char *)d->kernarg + 24, 4);
-    uint64_t t = total(d);
-    for (uint64_t i = 0; i < t && i < (uint64_t)(n < 0 ? 0 : n); i++) c[i] = a[i] + b[i];
+    uint64_t t = total(d), count = (uint64_t)(n < 0 ? 0 : n);
+    if (count > t) count = t;
+    if (!stub_kernel_reach(a, count * sizeof *a) || !stub_kernel_reach(b, count * sizeof *b) ||
+        !stub_kernel_reach(c, count * sizeof *c))
+        return STUB_KERNEL_MEMORY_FAULT;
+    for (uint64_t i = 0; i < count; i++) c[i] = a[i] + b[i];
     return 0;
 }
 
@@ -39,8 +45,10 @@ static int k_fill(const rocpy_stub_dispatch_t *d, void *u) {
     memcpy(&p, (char *)d->kernarg + 0, 8);
     memcpy(&value, (char *)d->kernarg + 8, 4);
     memcpy(&n, (char *)d->kernarg + 12, 4);
-    uint64_t t = total(d);
-    for (uint64_t i = 0; i < t && i < (uint64_t)(n < 0 ? 0 : n); i++) p[i] = value;
+    uint64_t t = total(d), count = (uint64_t)(n < 0 ? 0 : n);
+    if (count > t) count = t;
+    if (!stub_kernel_reach(p, count * sizeof *p)) return STUB_KERNEL_MEMORY_FAULT;
+    for (uint64_t i = 0; i < count; i++) p[i] = value;
     return 0;
 }
 

@@ -131,6 +131,16 @@ bool stub_kernel_lookup(const char *name, rocpy_stub_kernel_fn *fn, void **user)
 int stub_kernel_run(const rocpy_stub_dispatch_t *d);
 /* Register the C emulations built into the stub (called once at start). */
 void stub_register_builtin_kernels(void);
+/* What an emulation returns when the kernel would touch memory no allocation
+ * covers (a GPU memory fault); stub_kernel_fault_address() then says where.
+ * Positive, so runtimes that know no better report it as a kernel failure. */
+#define STUB_KERNEL_MEMORY_FAULT 0x4d46
+/* For emulations: true when [ptr, ptr + size) lies inside one tracked
+ * allocation (size 0: always); otherwise remembers the first address out of
+ * reach for stub_kernel_fault_address() and returns false. */
+bool stub_kernel_reach(const void *ptr, size_t size);
+/* The address of the last memory fault an emulation reported. */
+uint64_t stub_kernel_fault_address(void);
 
 /* ---- fault injection -------------------------------------------------- */
 

@@ -2,6 +2,7 @@
  * whole dispatch on the host.  Python registers through
  * rocpy_stub_register_kernel; built-in C emulations are added at start. */
 #define _GNU_SOURCE  /* strdup, posix_memalign, strnlen under -std=c11 */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,6 +83,24 @@ bool stub_kernel_lookup(const char *name, rocpy_stub_kernel_fn *fn, void **user)
     pthread_mutex_unlock(&lock);
     return e != NULL;
 }
+
+/* Faults are fatal (the runtime aborts, or a system event handler takes
+ * over), so one process-wide slot is enough to say where. */
+static _Atomic uint64_t fault_address;
+
+bool stub_kernel_reach(const void *ptr, size_t size) {
+    if (size == 0) return true;
+    stub_alloc_t a;
+    uintptr_t p = (uintptr_t)ptr;
+    if (stub_mem_find(ptr, &a)) {
+        if (size <= a.base + a.size - p) return true;
+        p = a.base + a.size;   /* the first byte past the allocation */
+    }
+    atomic_store(&fault_address, (uint64_t)p);
+    return false;
+}
+
+uint64_t stub_kernel_fault_address(void) { return atomic_load(&fault_address); }
 
 int stub_kernel_run(const rocpy_stub_dispatch_t *d) {
     rocpy_stub_kernel_fn fn;

@@ -1,0 +1,60 @@
+"""Helpers of the reliability suite (imported by its conftest and tests)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import rocpy
+import rocpy.debug
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+SLOW = os.environ.get("ROCPY_SLOW") == "1"
+
+
+def has_hsa() -> bool:
+    from rocpy import _backend
+    return _backend.current().has_hsa
+
+
+def quiesce() -> dict:
+    """Wait for every device, collect garbage, drain the reaper once; what is still alive."""
+    from rocpy import hip
+    for i in range(hip.device_count()):
+        hip.Device(i).synchronize()
+    rocpy.debug.collect()
+    return rocpy.debug.live_objects()
+
+
+def settle(timeout: float = 10.0) -> dict:
+    """`quiesce` until nothing is alive (releases may trail work by a few ms) or `timeout`."""
+    from rocpy import hip
+    for i in range(hip.device_count()):
+        hip.Device(i).synchronize()
+    deadline = time.monotonic() + timeout
+    while True:
+        rocpy.debug.collect()
+        live = rocpy.debug.live_objects()
+        if not live or time.monotonic() > deadline:
+            return live
+        time.sleep(0.01)
+
+
+def allocations() -> int:
+    import rocpy.stub
+    return rocpy.stub.live_allocations()
+
+
+def run_py(code: str, env: dict | None = None, timeout: float = 60.0,
+           args: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    """Run ``code`` in a fresh interpreter on the stub; the finished process (not checked)."""
+    full = dict(os.environ)
+    full["ROCPY_BACKEND"] = "stub"
+    full["PYTHONPATH"] = ROOT + os.pathsep + full.get("PYTHONPATH", "")
+    full.pop("PYTHONFAULTHANDLER", None)
+    full.update(env or {})
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code), *args], env=full, cwd=ROOT,
+                          capture_output=True, text=True, timeout=timeout, check=False)
