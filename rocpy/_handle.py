@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 import warnings
 import weakref
 from collections.abc import Callable
@@ -96,6 +97,25 @@ class _Deferred:
 
     def __del__(self) -> None:
         self._post(self.rec.finalize)
+
+
+# Backpressure: releases are posted to one reaper thread, and some are slow
+# (hipFree waits for the device's work).  Threads that keep dropping objects
+# faster than it releases them would grow the backlog, and the native resources
+# it holds (a stream is a thread in the stub), without bound; so making a new
+# object waits (bounded) while more than BACKLOG_HIGH releases are queued.
+BACKLOG_HIGH = 2000
+BACKLOG_LOW = 500
+THROTTLE_LIMIT = 2.0  # seconds; then it goes on anyway (never a deadlock)
+_backlog: Callable[[], int] = _reaper._queue.qsize
+
+
+def _throttle() -> None:
+    if _held_here() or _reaper.is_reaper_thread() or not _reaper.running():
+        return
+    deadline = time.monotonic() + THROTTLE_LIMIT
+    while _backlog() > BACKLOG_LOW and time.monotonic() < deadline:
+        time.sleep(0.0005)
 
 
 def _claim(rec: _Record) -> bool:
@@ -235,6 +255,8 @@ class Handle:
         self._parents = parents
         if not _started:
             _start()
+        elif _backlog() > BACKLOG_HIGH:
+            _throttle()
 
     def _require_open(self) -> Any:
         """The native handle; raises `ClosedError` once closed or invalidated."""

@@ -144,8 +144,9 @@ def _order(buffer: Any, stream: Any, dev_type: int, dev_id: int) -> None:
     if not (stream is None or isinstance(stream, int) or hasattr(stream, "__hip_stream__")) \
             or isinstance(stream, bool):
         raise BufferError(f"stream must be an int handle, None or -1, not {type(stream).__name__}")
-    last = buffer._last
-    if last is None or last._h is None:
+    from .memory import last_stream
+    last = last_stream(buffer)
+    if last is None:
         return
     if dev_type == _api.KDL_CPU:
         last.synchronize()  # a CPU consumer reads at once
@@ -174,15 +175,16 @@ def _order(buffer: Any, stream: Any, dev_type: int, dev_id: int) -> None:
 def export(buffer: Any, dtype: np.dtype, shape: tuple[int, ...], *, stream: Any,
            max_version: Any, dl_device: Any, copy: Any, readonly: bool = False) -> Any:
     """A DLPack capsule of ``buffer`` as ``dtype[shape]`` (see `TypedBuffer.__dlpack__`)."""
-    from .memory import DeviceBuffer, HostBuffer, ManagedBuffer
+    from .memory import DeviceBuffer, HostBuffer, ManagedBuffer, last_stream
     buffer._require_open()
     dev_type, dev_id = buffer._dl_device()
     versioned = max_version is not None and int(tuple(max_version)[0]) >= 1
     copied = False
     if dl_device is not None and tuple(dl_device) != (dev_type, dev_id):
         if tuple(dl_device)[:1] == (_api.KDL_CPU,) and copy is not False:
-            if buffer._last is not None and buffer._last._h is not None:
-                buffer._last.synchronize()
+            last = last_stream(buffer)
+            if last is not None:
+                last.synchronize()
             array = np.empty(shape, dtype)
             buffer.copy_to(array.reshape(-1).view(np.uint8) if array.size else array)
             return array.__dlpack__(max_version=max_version, copy=False) if versioned \
@@ -200,8 +202,9 @@ def export(buffer: Any, dtype: np.dtype, shape: tuple[int, ...], *, stream: Any,
             twin = ctx.alloc(buffer.nbytes)
         else:
             raise BufferError(f"cannot copy a {type(buffer).__name__}")
-        if buffer._last is not None and buffer._last._h is not None:
-            buffer._last.synchronize()
+        last = last_stream(buffer)
+        if last is not None:
+            last.synchronize()
         twin.copy_from(buffer)
         buffer, copied = twin, True
     else:

@@ -93,6 +93,10 @@ class Buffer(Handle):
     _ctx: Any
     _dev_index: int
     _offset: int
+    # A weak reference to the stream that last enqueued work on this buffer (or None):
+    # the stream holds the buffer until that work is fenced, and its release recipe
+    # holds what it holds, so a strong reference back would keep a dropped stream
+    # (and the buffer) alive through rocpy's table of live objects forever.
     _last: Any
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -303,7 +307,7 @@ class Buffer(Handle):
             st = lib.hipMemsetAsync(p, pattern, n, sh)
         if st:
             raise hip_error(st, "hipMemsetD32Async" if width == 4 else "hipMemsetAsync")
-        self._last = s
+        self._last = s._weak
         s._hold(self)
 
     # ---- lifetime ---------------------------------------------------------------
@@ -451,6 +455,14 @@ class ManagedBuffer(Buffer):
 
 # ---- helpers -----------------------------------------------------------------------
 
+def last_stream(buf: Buffer) -> Any:
+    """The open stream that last enqueued work on ``buf``, or None."""
+    ref = buf._last
+    s = ref() if ref is not None else None
+    return s if s is not None and s._h is not None else None
+
+
+
 def _null_of(index: int) -> Any:
     """The null stream wrapper of device ``index`` (-1: the current device), if one exists."""
     from .device import _devices
@@ -547,9 +559,9 @@ def _copy(dst: int, src: int, n: int, stream: Any, buf: Buffer, other: Any) -> N
         st = lib.hipMemcpyAsync(_void(dst), _void(src), n, lib.hipMemcpyDefault, sh)
         if st:
             raise hip_error(st, "hipMemcpyAsync")
-        buf._last = s
+        buf._last = s._weak
         if type(other) in _BUFFER_TYPES:
-            other._last = s
+            other._last = s._weak
         u = s._unfenced[0]
         u.append((buf, other))
         if len(u) >= s._limit:

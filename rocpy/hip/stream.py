@@ -41,6 +41,7 @@ from __future__ import annotations
 import contextlib
 import operator
 import threading
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -128,7 +129,7 @@ class Stream(Handle):
 
     __slots__ = ("_dev", "_dev_index", "_ctx", "_bind", "_pending", "_unfenced", "_limit",
                  "_errors", "_lock", "_kind", "_capture", "_priority", "_flags",
-                 "_cb_seen", "_more_errors", "_fast")
+                 "_cb_seen", "_more_errors", "_fast", "_weak")
 
     _dev: Device
     _dev_index: int
@@ -179,6 +180,7 @@ class Stream(Handle):
         # the device index when nothing needs doing before enqueueing (no current
         # device to set, no capture), else -1: one comparison in Kernel.launch
         s._fast = dev._index if s._bind < 0 else -1
+        s._weak = weakref.ref(s)   # what buffers remember (Buffer._last): never a strong cycle
         dev._streams.add(s)
         return s
 

@@ -154,8 +154,9 @@ def _cuda_array_interface(buffer: Buffer, dtype: np.dtype,
         raise AttributeError("__cuda_array_interface__ exists on the nvidia backend only")
     iface: dict[str, Any] = {"shape": tuple(shape), "typestr": dtype.str,
                              "data": (buffer.ptr, False), "version": 3, "strides": None}
-    last = buffer._last
-    if last is not None and last._h is not None:
+    from .memory import last_stream
+    last = last_stream(buffer)
+    if last is not None:
         iface["stream"] = last._stream_int()
     return iface
 

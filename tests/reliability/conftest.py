@@ -14,10 +14,10 @@ from __future__ import annotations
 import time
 
 import pytest
+from rel_support import HERE, SLOW, allocations, has_hsa, run_py, settle
 
 import rocpy
 import rocpy.debug
-from rel_support import HERE, SLOW, allocations, has_hsa, run_py, settle
 
 
 def pytest_collection_modifyitems(config, items):

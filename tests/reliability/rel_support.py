@@ -29,6 +29,16 @@ def quiesce() -> dict:
     return rocpy.debug.live_objects()
 
 
+def wait_live(expected: dict, timeout: float = 5.0) -> dict:
+    """`quiesce` until ``live_objects() == expected`` (fences are polled every few ms)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        live = quiesce()
+        if live == expected or time.monotonic() > deadline:
+            return live
+        time.sleep(0.005)
+
+
 def settle(timeout: float = 10.0) -> dict:
     """`quiesce` until nothing is alive (releases may trail work by a few ms) or `timeout`."""
     from rocpy import hip

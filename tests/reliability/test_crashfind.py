@@ -12,7 +12,6 @@ import os
 import sys
 
 import pytest
-
 from rel_support import ROOT
 
 

@@ -20,11 +20,11 @@ import time
 
 import numpy as np
 import pytest
+from rel_support import has_hsa
 
 import rocpy
 import rocpy.stub
 from rocpy import hip
-from rel_support import has_hsa
 
 WORDS = 1024
 
@@ -222,7 +222,7 @@ def test_queue_error_in_a_batch_of_dispatches(fail_at, batch, hsa_rt, kernel_pat
     assert (bufs[-1].numpy(np.uint32, 64) == 77).all()
     for o in (bad, good, done, *sigs, *bufs):
         o.close()
-    del k
+    k = None
 
 
 def test_hip_launch_failure_is_reported_at_the_launch(dev, kernels):

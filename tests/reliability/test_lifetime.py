@@ -13,13 +13,15 @@
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
+from rel_support import has_hsa
 
 import rocpy
 import rocpy.stub
 from rocpy import hip
-from rel_support import has_hsa
 
 EXIT_HIP = """
     import sys, threading, time, numpy as np, rocpy
@@ -294,3 +296,44 @@ def test_exit_releases_what_runs_work_first(py):
     assert proc.returncode == 0, proc.stderr
     # the runner first (after its child, which must go before it), then the rest, newest first
     assert proc.stdout == "child of runner;runner;memory2;memory1;memory0;"
+
+
+# ---- dropped objects are released (no cycle through rocpy's own tables) -------------------------
+
+DROPS = {
+    "fill": lambda b, s: b.fill(1, stream=s),
+    "fill u32": lambda b, s: b.fill(np.uint32(1), stream=s),
+    "copy_from array": lambda b, s: b.copy_from(np.zeros(64, np.uint8), stream=s),
+    "copy_to array": lambda b, s: b.copy_to(np.zeros(64, np.uint8), stream=s),
+    "copy_from buffer": lambda b, s: b.copy_from(b.context.alloc(64), stream=s),
+    "close in stream order": lambda b, s: b.context.alloc(64).close(stream=s),
+}
+
+
+@pytest.mark.parametrize("keep_buffer", [False, True], ids=["drop-both", "keep-buffer"])
+@pytest.mark.parametrize("work", list(DROPS))
+def test_a_dropped_stream_with_work_is_released(work, keep_buffer, dev):
+    """Regression: a buffer remembered the stream of its last work (Buffer._last) while the
+    stream held the buffer until that work was fenced, and the stream's release recipe,
+    in rocpy's table of live objects, held what the stream held: a stream dropped with
+    work in flight (no synchronize, no close) was never collected, nor its buffers."""
+    s = dev.create_stream()
+    b = dev.context.alloc(64)
+    DROPS[work](b, s)
+    del s
+    if not keep_buffer:
+        del b
+    want = {"DeviceBuffer": 1} if keep_buffer else {}
+    deadline = time.monotonic() + 5      # fences are polled by the reaper every few ms
+    while True:
+        dev.synchronize()
+        rocpy.debug.collect()
+        live = rocpy.debug.live_objects()
+        if live == want or time.monotonic() > deadline:
+            break
+        time.sleep(0.005)
+    assert live == want, live
+    if keep_buffer:
+        b.fill(2)                       # still usable, its last stream gone
+        b.__dlpack__()                  # ordering after a collected stream: nothing to wait for
+        b.close()

@@ -268,7 +268,7 @@ def test_no_error_escapes_as_attribute_or_overflow_error(env):
                 out = fn(v)
             except allowed:
                 continue
-            except BaseException as exc:  # noqa: BLE001 - what we look for
+            except BaseException as exc:
                 escaped.append(f"{name}({v!r}): {type(exc).__name__}: {exc}")
                 continue
             if isinstance(out, Handle):

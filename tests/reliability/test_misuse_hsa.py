@@ -13,10 +13,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from rel_support import has_hsa
 
 import rocpy
-from rocpy.codeobject.errors import ArgumentCountError, ArgumentTypeError, LaunchConfigError
-from rel_support import has_hsa
+from rocpy.codeobject.errors import (
+    ArgumentCountError,
+    ArgumentTypeError,
+    LaunchConfigError,
+)
 
 pytestmark = pytest.mark.skipif(not has_hsa(), reason="this backend has no HSA runtime")
 
@@ -266,7 +270,7 @@ def test_bad_hsa_argument(case, env):
             fn(env)
         except expected:
             return            # fixed
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:
             pytest.xfail(f"{bug} (got {type(exc).__name__})")
         pytest.xfail(f"{bug} (no exception)")
     with pytest.raises(expected):

@@ -23,7 +23,11 @@ import pytest
 
 import rocpy
 from rocpy import hip
-from rocpy.codeobject.errors import ArgumentCountError, ArgumentTypeError, ArgumentValueError
+from rocpy.codeobject.errors import (
+    ArgumentCountError,
+    ArgumentTypeError,
+    ArgumentValueError,
+)
 
 N = 256
 KERNELS = ("vadd", "fill", "empty")
@@ -68,7 +72,7 @@ BAD_BY_KIND = {
 def _count_cases():
     for name in KERNELS:
         n = len(PARAMS[name])
-        for count in range(0, n + 3):
+        for count in range(n + 3):
             if count != n:
                 yield name, count
 

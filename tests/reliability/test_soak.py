@@ -15,12 +15,12 @@ import resource
 
 import numpy as np
 import pytest
+from rel_support import SLOW, has_hsa, quiesce, wait_live
 
 import rocpy
 import rocpy.debug
 import rocpy.stub
 from rocpy import hip
-from rel_support import SLOW, has_hsa, quiesce
 
 CYCLES = 100_000 if SLOW else 10_000
 PAGE = resource.getpagesize()
@@ -49,10 +49,18 @@ def hip_factories(dev, paths, stream):
         b.fill(1, stream=stream)
         return b
 
+    kept = ctx.alloc(256)
+
+    def stream_with_work():       # dropped on odd cycles with its work possibly in flight
+        s = dev.create_stream()
+        kept.fill(2, stream=s)
+        return s
+
     return {
         # name: (make, cycles divisor: the expensive kinds do fewer cycles)
         "Stream": (dev.create_stream, 1),
         "Stream(non_blocking)": (lambda: dev.create_stream(non_blocking=True), 1),
+        "Stream(with work)": (stream_with_work, 1),
         "Event": (lambda: hip.Event(dev), 1),
         "DeviceBuffer": (lambda: ctx.alloc(256), 1),
         "DeviceBuffer(with work)": (buffer_with_work, 1),
@@ -64,7 +72,7 @@ def hip_factories(dev, paths, stream):
         "Module": (lambda: hip.Module.load(module_bytes, dev), 4),
         "Graph": (graph, 2),
         "GraphExec": (graph_src.instantiate, 2),
-    }, graph_src
+    }, (graph_src, kept)
 
 
 def soak(make, cycles: int, stream=None) -> tuple[int, int]:
@@ -95,14 +103,16 @@ def soak(make, cycles: int, stream=None) -> tuple[int, int]:
 def hip_types(kernel_paths):
     dev = hip.Device(0)
     s = dev.create_stream()
-    factories, graph_src = hip_factories(dev, kernel_paths, s)
+    factories, held = hip_factories(dev, kernel_paths, s)
     yield factories, s
     s.synchronize()
+    dev.synchronize()
     s.close()
-    graph_src.close()
+    for obj in held:
+        obj.close()
 
 
-HIP_TYPES = ["Stream", "Stream(non_blocking)", "Event", "DeviceBuffer", "DeviceBuffer(with work)",
+HIP_TYPES = ["Stream", "Stream(non_blocking)", "Stream(with work)", "Event", "DeviceBuffer", "DeviceBuffer(with work)",
              "DeviceBuffer(stream-ordered)", "HostBuffer", "ManagedBuffer", "Buffer view",
              "numpy view of HostBuffer", "Module", "Graph", "GraphExec"]
 
@@ -115,7 +125,8 @@ def test_hip_create_destroy_cycles(name, hip_types, capsys):
     before_alloc = rocpy.stub.live_allocations()
     growth = soak(make, cycles, stream)
     stream.synchronize()
-    assert quiesce() == {"Stream": 1, "Graph": 1}     # the fixture's
+    fixture = {"Stream": 1, "Graph": 1, "DeviceBuffer": 1}
+    assert wait_live(fixture) == fixture
     assert rocpy.stub.live_allocations() == before_alloc
     with capsys.disabled():
         print(f"\n[soak] {name}: {cycles} cycles, RSS {growth / 1024:+.0f} KiB from the middle to the end")
@@ -132,7 +143,6 @@ def test_hsa_create_destroy_cycles(name, kernel_paths, capsys):
         pool = cpu.pools(segment="global", fine_grained=True, kernarg=False)[0]
         code = open(kernel_paths["fill"], "rb").read()
         kernel = hsa.Executable.load(gpu, code).kernel("fill")
-        host = bytearray(4096)
 
         def handler():
             s = hsa.Signal(1)
@@ -157,7 +167,7 @@ def test_hsa_create_destroy_cycles(name, kernel_paths, capsys):
         _dispatcher_barrier()
         rocpy.debug.collect()
         assert rocpy.stub.live_allocations() == before_alloc
-        del kernel
+        kernel = None
     with capsys.disabled():
         print(f"\n[soak] hsa.{name}: {cycles} cycles, RSS {growth / 1024:+.0f} KiB from the middle to the end")
     assert growth < ALLOWANCE, f"RSS grew {growth} bytes over the second half of {cycles} cycles"

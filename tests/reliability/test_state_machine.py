@@ -27,13 +27,20 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, invariant, precondition, rule
+from hypothesis.stateful import (
+    Bundle,
+    RuleBasedStateMachine,
+    consumes,
+    invariant,
+    precondition,
+    rule,
+)
+from rel_support import SLOW, allocations, settle
 
 import rocpy
 import rocpy.stub
 from rocpy import hip
 from rocpy.hip._callbacks import _dispatcher_barrier
-from rel_support import SLOW, allocations, settle
 
 WORDS = 64                 # every buffer: 64 32-bit words
 NBYTES = WORDS * 4

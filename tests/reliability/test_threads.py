@@ -22,9 +22,9 @@ import time
 
 import numpy as np
 import pytest
+from rel_support import SLOW, has_hsa
 
 from rocpy import hip
-from rel_support import SLOW, has_hsa
 
 THREADS = 8
 OPS = 100_000 if SLOW else 10_000
@@ -39,7 +39,7 @@ def run_threads(target, n=THREADS, deadline=DEADLINE):
     def wrap(i):
         try:
             target(i)
-        except BaseException as exc:  # noqa: BLE001 - reported below
+        except BaseException as exc:
             errors.append((i, exc))
 
     threads = [threading.Thread(target=wrap, args=(i,), name=f"worker-{i}", daemon=True) for i in range(n)]
@@ -70,7 +70,7 @@ class Collector:
     def guarded(self) -> None:
         try:
             self.run()
-        except BaseException as exc:  # noqa: BLE001 - raised in __exit__
+        except BaseException as exc:
             self.error = exc
 
     def run(self) -> None:
@@ -137,7 +137,7 @@ def test_eight_threads_share_streams_and_events(dev):
                 elif op == 6:
                     events[(i + 3) % THREADS].query()
                 elif op == 7:
-                    s.done                                     # noqa: B018 - a query
+                    s.done
                 elif op == 8:
                     ctx.alloc(64).close()                      # allocation churn
                 elif n % 1000 == 9:
@@ -233,4 +233,109 @@ def test_eight_threads_share_hsa_queues_and_signals(hsa_rt, kernel_paths):
     assert fired == [1] * THREADS, f"asynchronous handlers lost or repeated: {fired}"
     for o in (*queues, counter, *bufs):
         o.close()
-    del k
+    k = None
+
+
+def test_reaper_backlog_stays_bounded_under_load(dev):
+    """Regression: threads dropping objects faster than the one reaper thread releases
+    them (each hipFree waits for the device's work) grew its backlog, and the native
+    resources behind it, without bound.  Making new objects now waits while the
+    backlog is past rocpy._handle.BACKLOG_HIGH."""
+    from rocpy import _handle, _reaper
+    ctx = dev.context
+    busy = dev.create_stream()
+    big = ctx.alloc(32 << 20)
+    stop = threading.Event()
+    peak = [0]
+
+    def keep_device_busy(_):
+        prev = None
+        while not stop.is_set():
+            ev = busy.record(timing=False) if prev is None else prev
+            big.fill(7, stream=busy)             # ~ms each on the stub: hipFree waits for them
+            prev = busy.record(timing=False)
+            ev.synchronize()
+            ev.close()
+        prev.synchronize()
+        prev.close()
+
+    def drop(_):
+        end = time.monotonic() + 1.5
+        while time.monotonic() < end:
+            for _ in range(50):
+                ctx.alloc(64)                     # dropped at once: released by the reaper
+            peak[0] = max(peak[0], _reaper._queue.qsize())
+
+    t = threading.Thread(target=keep_device_busy, args=(0,), daemon=True)
+    t.start()
+    try:
+        run_threads(drop, n=4, deadline=60)
+    finally:
+        stop.set()
+        t.join(30)
+    busy.synchronize()
+    assert peak[0] <= _handle.BACKLOG_HIGH + 1000, f"the reaper's backlog reached {peak[0]}"
+    busy.close()
+    big.close()
+
+
+RACE = """
+    import sys, threading, time, numpy as np, rocpy
+    from rocpy import hip
+    lib, ffi = hip.lib, hip.ffi
+    dev = hip.Device(0)
+    k = hip.Module.load(sys.argv[1], dev)["fill"]
+    b = dev.context.alloc(256)
+    what = sys.argv[2]
+    outcomes = set()
+    for trial in range(300):
+        stop = threading.Event()
+        if what == "raw stream":
+            p = ffi.new("hipStream_t *"); lib.hipStreamCreate(p); h = p[0]
+            def use():
+                while not stop.is_set():
+                    if lib.hipMemsetAsync(ffi.cast("void *", b.ptr), 0, 256, h) or lib.hipStreamQuery(h) == 709:
+                        return
+            close = lambda: lib.hipStreamDestroy(h)
+        elif what == "raw event":
+            s = ffi.new("hipStream_t *"); lib.hipStreamCreate(s)
+            p = ffi.new("hipEvent_t *"); lib.hipEventCreate(p); h = p[0]
+            def use():
+                while not stop.is_set():
+                    if lib.hipEventRecord(h, s[0]) or lib.hipStreamWaitEvent(s[0], h, 0):
+                        return
+            close = lambda: (lib.hipEventDestroy(h), lib.hipStreamSynchronize(s[0]), lib.hipStreamDestroy(s[0]))
+        else:
+            s = dev.create_stream()
+            ev = hip.Event(dev)
+            def use():
+                try:
+                    while not stop.is_set():
+                        k.launch(1, 64, (b, np.uint32(1), np.int32(64)), stream=s)
+                        b.fill(1, stream=s); ev.record(s); s.query(); s.wait(ev)
+                except rocpy.ClosedError:
+                    outcomes.add("ClosedError")
+                except rocpy.HipError as e:
+                    outcomes.add(e.name)
+            close = lambda: (s.close(), ev.close())
+        t = threading.Thread(target=use); t.start()
+        time.sleep(0.001)
+        close()
+        stop.set(); t.join()
+    dev.synchronize(); rocpy.debug.collect()
+    print(sorted(outcomes), rocpy.debug.live_objects())
+"""
+
+
+@pytest.mark.parametrize("what", ["raw stream", "raw event", "Stream and Event"])
+def test_closing_what_another_thread_uses_does_not_crash(what, py, kernel_paths):
+    """Regression: hipStreamDestroy / hipEventDestroy on one thread while another thread's
+    call was using the handle freed it under that call (heap corruption, abort).  The stub
+    now keeps a stream or event a call resolved until the call returns; the thread using it
+    gets ClosedError, or the runtime's status for a destroyed handle."""
+    proc = py(RACE, args=(kernel_paths["fill"], what), timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    outcomes, live = proc.stdout.strip().rsplit("] ", 1)
+    assert set(eval(outcomes + "]")) <= {"ClosedError", "hipErrorContextIsDestroyed",  # noqa: S307
+                                         "hipErrorInvalidHandle"}
+    assert live == "{'Module': 1, 'DeviceBuffer': 1}"

@@ -38,8 +38,26 @@ hip_tls_t *hip_tls(void) {
     return t;
 }
 
+void hip_hold(void *obj, void (*unref)(void *obj)) {
+    hip_tls_t *t = hip_tls();
+    if (t->nheld < (int)(sizeof t->held / sizeof t->held[0])) {
+        t->held[t->nheld++] = (struct hip_held){obj, unref};
+    } else {
+        unref(obj);   /* no call resolves this many handles; never the last reference here */
+    }
+}
+
+void hip_release_held(hip_tls_t *t) {
+    while (t->nheld > 0) {
+        struct hip_held h = t->held[--t->nheld];
+        h.unref(h.obj);
+    }
+}
+
 hipError_t hip_set_error(hipError_t status) {
-    hip_tls()->last_error = status;
+    hip_tls_t *t = hip_tls();
+    t->last_error = status;
+    if (t->nheld) hip_release_held(t);
     return status;
 }
 

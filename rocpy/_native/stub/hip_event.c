@@ -8,9 +8,32 @@
 
 static hip_registry_t events = HIP_REGISTRY_INIT;
 
+static void event_free(struct ihipEvent_t *e) {
+    hip_capture_event_gone(e);
+    hip_op_unref(e->rec);   /* a pending record still completes */
+    hip_ptrvec_free(&e->capture_nodes);
+    pthread_mutex_destroy(&e->lock);
+    e->magic = 0;
+    free(e);
+}
+
+/* The last reference (the registry's, or that of a call which resolved the
+ * event before another thread destroyed it) frees the event. */
+static void event_unref(void *e) {
+    if (atomic_fetch_sub(&((struct ihipEvent_t *)e)->refs, 1) == 1) event_free(e);
+}
+
+/* under the registry's lock: the event cannot be removed and freed meanwhile */
+static bool retain(void *h, void *ctx) {
+    (void)ctx;
+    atomic_fetch_add(&((struct ihipEvent_t *)h)->refs, 1);
+    return true;
+}
+
 hipError_t hip_event_resolve(hipEvent_t handle, struct ihipEvent_t **out) {
     if (!handle) return hipErrorInvalidHandle;
-    if (!hip_registry_contains(&events, handle)) return hipErrorContextIsDestroyed;
+    if (!hip_registry_contains_if(&events, handle, retain, NULL)) return hipErrorContextIsDestroyed;
+    hip_hold(handle, event_unref);   /* until the calling API call returns */
     *out = handle;
     return hipSuccess;
 }
@@ -27,6 +50,7 @@ static hipError_t event_create(hipEvent_t *event, unsigned flags) {
     struct ihipEvent_t *e = calloc(1, sizeof *e);
     if (!e) return hipErrorOutOfMemory;
     e->magic = HIP_MAGIC_EVENT;
+    atomic_init(&e->refs, 1);   /* the registry's */
     e->flags = flags;
     e->device = hip_current_dev()->id;
     pthread_mutex_init(&e->lock, NULL);
@@ -54,12 +78,7 @@ hipError_t hipEventDestroy(hipEvent_t event) {
     HIP_INIT_API();
     if (!event) HIP_RETURN(hipErrorInvalidHandle);
     if (!hip_registry_remove(&events, event)) HIP_RETURN(hipErrorContextIsDestroyed);
-    hip_capture_event_gone(event);
-    hip_op_unref(event->rec);   /* a pending record still completes */
-    hip_ptrvec_free(&event->capture_nodes);
-    pthread_mutex_destroy(&event->lock);
-    event->magic = 0;
-    free(event);
+    event_unref(event);   /* freed now, or when the calls still using it return */
     HIP_RETURN(hipSuccess);
 }
 

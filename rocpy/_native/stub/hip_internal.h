@@ -31,10 +31,24 @@ typedef struct hip_tls {
     hip_ptrvec_t captures;            /* capture sessions this thread began, non-relaxed */
     struct ihipStream_t *per_thread[STUB_MAX_DEVICES];
     uint64_t per_thread_id[STUB_MAX_DEVICES];
+    /* streams and events the current API call resolved, each with a reference:
+     * one destroyed by another thread meanwhile is freed when the call returns */
+    struct hip_held {
+        void *obj;
+        void (*unref)(void *obj);
+    } held[4];
+    int nheld;
 } hip_tls_t;
 
 hip_tls_t *hip_tls(void);
+/* Record the status as the thread's last error and drop the streams the call
+ * held (hip_stream_resolve); every API call ends here (HIP_RETURN). */
 hipError_t hip_set_error(hipError_t status);
+/* Keep `obj` (the caller took a reference on it) until the current API call
+ * returns, then call unref(obj). */
+void hip_hold(void *obj, void (*unref)(void *obj));
+/* Drop what the current call holds (done by hip_set_error). */
+void hip_release_held(hip_tls_t *t);
 /* Initialise once; hipErrorNoDevice when no device is visible (as ROCm/clr's
  * HIP_INIT_API; 5.2 would dereference a null device instead). */
 hipError_t hip_init_api(void);
@@ -134,6 +148,7 @@ void hip_device_sync(int device);
 
 struct ihipStream_t {
     uint32_t magic;
+    atomic_int refs;                  /* the registry's, and calls using it (user streams) */
     uint64_t id;                      /* unique over the process */
     int device;
     unsigned flags;
@@ -151,7 +166,10 @@ struct ihipStream_t {
 
 /* Resolve a handle: NULL -> the current device's null stream,
  * hipStreamPerThread -> the thread's default stream, else a live stream.
- * hipErrorContextIsDestroyed for anything else (hipamd's isValid). */
+ * hipErrorContextIsDestroyed for anything else (hipamd's isValid).  A user
+ * stream stays allocated until the calling API call returns (HIP_RETURN), even
+ * if another thread destroys it meanwhile: its work then completes, and the
+ * stream is freed by whichever of them finishes last. */
 hipError_t hip_stream_resolve(hipStream_t handle, hip_stream_t **out);
 bool hip_stream_valid(hipStream_t handle);
 /* The handle to pass to stream callbacks for a stream (NULL for null streams). */
@@ -176,6 +194,7 @@ void hip_stream_thread_exit(hip_tls_t *t);
 
 struct ihipEvent_t {
     uint32_t magic;
+    atomic_int refs;                  /* the registry's, and calls using it */
     unsigned flags;
     int device;
     pthread_mutex_t lock;

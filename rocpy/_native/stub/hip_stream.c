@@ -14,6 +14,7 @@ static hip_stream_t *stream_alloc(int device, unsigned flags, int priority, bool
     hip_stream_t *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->magic = HIP_MAGIC_STREAM;
+    atomic_init(&s->refs, 1);         /* the registry's */
     s->id = atomic_fetch_add(&next_id, 1);
     s->device = device;
     s->flags = flags;
@@ -67,6 +68,21 @@ static void stream_destroy(hip_stream_t *s) {
     free(s);
 }
 
+/* Drop a reference; the last one (the registry's, or a call's that resolved the
+ * stream before another thread destroyed it) frees the stream. */
+static void stream_unref(hip_stream_t *s) {
+    if (atomic_fetch_sub(&s->refs, 1) == 1) stream_destroy(s);
+}
+
+/* under the registry's lock: the stream cannot be removed and freed meanwhile */
+static bool retain(void *h, void *ctx) {
+    (void)ctx;
+    atomic_fetch_add(&((hip_stream_t *)h)->refs, 1);
+    return true;
+}
+
+static void unref_held(void *s) { stream_unref(s); }
+
 static bool same_id(void *h, void *ctx) {
     return ((hip_stream_t *)h)->id == *(uint64_t *)ctx;
 }
@@ -85,10 +101,11 @@ static hip_stream_t *per_thread_stream(void) {
 }
 
 void hip_stream_thread_exit(hip_tls_t *t) {
+    hip_release_held(t);
     for (int d = 0; d < STUB_MAX_DEVICES; d++) {
         hip_stream_t *s = t->per_thread[d];
         if (s && hip_registry_remove_if(&streams, s, same_id, &t->per_thread_id[d]))
-            stream_destroy(s);
+            stream_unref(s);
         t->per_thread[d] = NULL;
     }
 }
@@ -107,7 +124,8 @@ hipError_t hip_stream_resolve(hipStream_t handle, hip_stream_t **out) {
         *out = per_thread_stream();
         return *out ? hipSuccess : hipErrorOutOfMemory;
     }
-    if (!hip_registry_contains(&streams, handle)) return hipErrorContextIsDestroyed;
+    if (!hip_registry_contains_if(&streams, handle, retain, NULL)) return hipErrorContextIsDestroyed;
+    hip_hold(handle, unref_held);
     *out = handle;
     return hipSuccess;
 }
@@ -250,7 +268,7 @@ void hip_stream_destroy_device(int device) {
     if (!c.ok) stub_abort("hipDeviceReset", "out of memory");
     for (size_t i = 0; i < c.found.n; i++)
         if (hip_registry_remove_if(&streams, c.found.v[i], always, NULL))
-            stream_destroy(c.found.v[i]);
+            stream_unref(c.found.v[i]);
     hip_ptrvec_free(&c.found);
 }
 
@@ -321,7 +339,7 @@ hipError_t hipStreamDestroy(hipStream_t stream) {
     if (stream == NULL) HIP_RETURN(hipErrorInvalidHandle);
     if (stream == hipStreamPerThread) HIP_RETURN(hipErrorInvalidResourceHandle);
     if (!hip_registry_remove(&streams, stream)) HIP_RETURN(hipErrorContextIsDestroyed);
-    stream_destroy(stream);
+    stream_unref(stream);   /* freed now, or when the calls still using it return */
     HIP_RETURN(hipSuccess);
 }
 
@@ -351,7 +369,9 @@ int hipGetStreamDeviceId(hipStream_t stream) {
     if (hip_init_api() != hipSuccess) return -1;
     hip_stream_t *s;
     if (hip_stream_resolve(stream, &s) != hipSuccess) return -1;
-    return s->device;
+    int device = s->device;
+    hip_release_held(hip_tls());   /* not an HIP_RETURN function */
+    return device;
 }
 
 /* hipStreamSynchronize / hipStreamQuery: a capturing stream, or a stream
