@@ -74,6 +74,17 @@ def _free_async(ptr: int, stream: Any) -> None:
         raise hip_error(st, "hipFreeAsync")
 
 
+def _other_end(obj: Any, writable: bool, call: str) -> tuple[Any, int, Any]:
+    """(pointer, nbytes, object to keep alive) of a copy's other end: a buffer
+    (refused when closed) or anything `_endpoint` takes."""
+    if isinstance(obj, Buffer):
+        ptr = obj._h
+        if ptr is None:
+            raise obj._closed_error()
+        return ptr, obj._nbytes, obj
+    return _endpoint(obj, writable, call)
+
+
 class Buffer(Handle):
     """Base of the buffer types: ``nbytes`` bytes at ``ptr`` owned by a `Context`.
 
@@ -205,13 +216,7 @@ class Buffer(Handle):
         dst = self._h
         if dst is None:
             raise self._closed_error()
-        if isinstance(src, Buffer):
-            sptr = src._h
-            if sptr is None:
-                raise src._closed_error()
-            n, keep = src._nbytes, src
-        else:
-            sptr, n, keep = _endpoint(src, False, f"{type(self).__name__}.copy_from")
+        sptr, n, keep = _other_end(src, False, f"{type(self).__name__}.copy_from")
         if n != self._nbytes:
             raise _api.invalid(f"{type(self).__name__}.copy_from",
                                f"the source has {n} bytes, this buffer {self._nbytes}: "
@@ -229,13 +234,7 @@ class Buffer(Handle):
         src = self._h
         if src is None:
             raise self._closed_error()
-        if isinstance(dst, Buffer):
-            dptr = dst._h
-            if dptr is None:
-                raise dst._closed_error()
-            n, keep = dst._nbytes, dst
-        else:
-            dptr, n, keep = _endpoint(dst, True, f"{type(self).__name__}.copy_to")
+        dptr, n, keep = _other_end(dst, True, f"{type(self).__name__}.copy_to")
         if n != self._nbytes:
             raise _api.invalid(f"{type(self).__name__}.copy_to",
                                f"the destination has {n} bytes, this buffer {self._nbytes}: "

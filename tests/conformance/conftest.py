@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import time
 
 import numpy as np
 import pytest
@@ -27,7 +26,7 @@ import pytest
 import rocpy
 import rocpy.debug
 from kernels.compile import compile_cuda, compile_hip, find_hipcc, find_nvcc
-from live import hip_runtime_works, settle
+from live import hip_runtime_works, settle, spin_fill
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BACKEND = rocpy.backend().name
@@ -128,27 +127,7 @@ def load(kernel_file, dev):
 @pytest.fixture
 def spin(load, dev):
     """``spin(buf, value, ms, stream=None)``: enqueue a fill that takes about ``ms``."""
-    held = [load("spin_fill")]  # emptied at teardown: pytest keeps fixture values until later
-    params = held[0].params
-    khz = dev.clock_rate_khz
-    if BACKEND == "stub":
-        import rocpy.stub
-
-        def emulate(d):
-            p, value, n, cycles = (d.arg(a.offset, f) for a, f in zip(params, "QIiq"))
-            time.sleep(cycles / (khz * 1000.0))
-            d.array(p, np.uint32, n)[:] = value
-        rocpy.stub.register_kernel("spin_fill", emulate)
-
-    def run(buf, value, ms, stream=None):
-        n = buf.nbytes // 4
-        held[0].launch((n + 255) // 256, 256, (buf, np.uint32(value), np.int32(n),
-                                                np.int64(int(khz * ms))), stream=stream)
-    yield run
-    held.clear()
-    if BACKEND == "stub":
-        import rocpy.stub
-        rocpy.stub.unregister_kernel("spin_fill")
+    yield from spin_fill(load, dev)
 
 
 @pytest.fixture

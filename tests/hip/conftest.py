@@ -10,7 +10,6 @@ import os
 import subprocess
 import sys
 import textwrap
-import time
 
 import numpy as np
 import pytest
@@ -18,7 +17,7 @@ import pytest
 import rocpy
 import rocpy.debug
 from kernels.compile import compile_hip, find_hipcc
-from live import hip_runtime_works, settle
+from live import hip_runtime_works, settle, spin_fill
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SPIN_SOURCE = os.path.join(os.path.dirname(HERE), "conformance", "kernels", "spin_fill.hip")
@@ -99,27 +98,7 @@ def load(kernel_file, dev):
 @pytest.fixture
 def spin(load, dev):
     """``spin(buf, value, ms, stream=None)``: a fill taking about ``ms`` (sleeps on the stub)."""
-    held = [load("spin_fill")]
-    params = held[0].params
-    khz = dev.clock_rate_khz
-    if BACKEND == "stub":
-        import rocpy.stub
-
-        def emulate(d):
-            p, value, n, cycles = (d.arg(a.offset, f) for a, f in zip(params, "QIiq"))
-            time.sleep(cycles / (khz * 1000.0))
-            d.array(p, np.uint32, n)[:] = value
-        rocpy.stub.register_kernel("spin_fill", emulate)
-
-    def run(buf, value, ms, stream=None):
-        n = buf.nbytes // 4
-        held[0].launch((n + 255) // 256, 256, (buf, np.uint32(value), np.int32(n),
-                                                np.int64(int(khz * ms))), stream=stream)
-    yield run
-    held.clear()
-    if BACKEND == "stub":
-        import rocpy.stub
-        rocpy.stub.unregister_kernel("spin_fill")
+    yield from spin_fill(load, dev)
 
 
 @pytest.fixture
