@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from . import debug
 from ._backend import BackendInfo, BackendUnavailableError
-from .errors import (CallbackError, ClosedError, HipError, HiprtcError, HsaError,
+from .errors import (CallbackError, ClosedError, ForkError, HipError, HiprtcError, HsaError,
                      InvalidHandleError, InvalidValueError, NoDeviceError,
                      NotInitializedError, NotReadyError, NotSupportedError,
                      OutOfMemoryError, RocpyError, StatusError)
@@ -37,7 +37,7 @@ def backend() -> BackendInfo:
 
 
 __all__ = [
-    "BackendInfo", "BackendUnavailableError", "CallbackError", "ClosedError", "HipError",
+    "BackendInfo", "BackendUnavailableError", "CallbackError", "ClosedError", "ForkError", "HipError",
     "HiprtcError", "HsaError", "InvalidHandleError", "InvalidValueError", "NoDeviceError",
     "NotInitializedError", "NotReadyError", "NotSupportedError", "OutOfMemoryError",
     "RocpyError", "StatusError", "backend", "debug", "__version__", *_HIP_NAMES,

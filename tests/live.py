@@ -1,5 +1,7 @@
-"""Shared by the suites of the Pythonic layers: is HIP usable, and what is
-still alive once every device's work has completed."""
+"""Shared by the suites of the Pythonic layers: is HIP usable, what is still
+alive once every device's work has completed, and the bodies of the kernel
+fixtures (``load``, ``spin``).  Plain Python, no pytest: the standalone
+``conformance/multi_device_checks.py`` imports it too."""
 from __future__ import annotations
 
 import importlib
@@ -8,6 +10,7 @@ import time
 import numpy as np
 
 import rocpy
+import rocpy.debug
 
 
 def hip_runtime_works() -> bool:
@@ -20,8 +23,10 @@ def hip_runtime_works() -> bool:
     return True
 
 
-def settle(timeout: float = 5.0) -> dict:
-    """Synchronize every device, collect, and return what is still alive."""
+def settle(timeout: float = 5.0, poll: float = 0.02) -> dict:
+    """Synchronize every device, then collect every ``poll`` seconds until nothing
+    is alive (releases may trail the work by a few ms) or ``timeout`` passes;
+    return what is still alive."""
     from rocpy import hip
     for i in range(hip.device_count()):
         hip.Device(i).synchronize()
@@ -31,7 +36,17 @@ def settle(timeout: float = 5.0) -> dict:
         live = rocpy.debug.live_objects()
         if not live or time.monotonic() > deadline:
             return live
-        time.sleep(0.02)
+        time.sleep(poll)
+
+
+def kernel_loader(kernel_file, dev):
+    """Body of the ``load`` fixtures: ``load("vadd")`` -> the kernel, from a
+    module loaded for this test (``kernel_file(name)`` gives the compiled file)."""
+    from rocpy import hip
+
+    def get(name: str):
+        return hip.Module.load(kernel_file(name), dev)[name]
+    return get
 
 
 def spin_fill(load, dev):

@@ -132,8 +132,12 @@ def test_use_after_close_raises_closed_error_naming_the_type(rt):
         r.use()
     with pytest.raises(ValueError):
         _ = r.handle
-    with pytest.raises(ClosedError), r:
-        pass
+    entered = []
+    with pytest.raises(ClosedError, match="^Res is closed$"):
+        with r:                      # __enter__ refuses: the body never runs
+            entered.append(r)
+    assert entered == []
+    assert rt.order() == ["r"]       # and nothing was destroyed a second time
 
 
 def test_context_manager_closes(rt):

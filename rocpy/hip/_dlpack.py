@@ -216,8 +216,8 @@ def export(buffer: Any, dtype: np.dtype, shape: tuple[int, ...], *, stream: Any,
 
 def _capsule(buffer: Any, code: int, bits: int, shape: tuple[int, ...], itemsize: int,
              dev_type: int, dev_id: int, versioned: bool, readonly: bool, copied: bool) -> Any:
-    from .typed import _HostView
-    view = _HostView(buffer)  # a child: the buffer's memory outlives the capsule
+    from .._hostview import HostView
+    view = HostView(buffer)  # a child: the buffer's memory outlives the capsule
     ndim = len(shape)
     strides, step = [], 1
     for d in reversed(shape):

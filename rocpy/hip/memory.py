@@ -127,6 +127,21 @@ class Buffer(Handle):
         buf._last = None
         return buf
 
+    @classmethod
+    def _allocate_flags(cls, ctx: Any, nbytes: Any, flags: int, alloc: str, free: str,
+                        call: str) -> Any:
+        """``alloc(&ptr, nbytes, flags)`` (``hipHostMalloc``, ``hipMallocManaged``),
+        released by ``free``; ``call`` names the caller in errors."""
+        n = _size(nbytes, call)
+        ctx._device_index()
+        a = api()
+        out = a.ffi.new("void **")
+        st = getattr(a.lib, alloc)(out, n, flags)
+        if st:
+            raise hip_error(st, alloc)
+        ptr = _api.address(out[0])
+        return cls._adopt(ptr, n, ctx, (_free, free, ptr))
+
     # ---- what it is -------------------------------------------------------------
 
     @property
@@ -213,15 +228,7 @@ class Buffer(Handle):
         ``__hip_stream__``), ``hipMemcpyAsync`` on it; ``src`` and this buffer
         are kept alive until the copy completes.
         """
-        dst = self._h
-        if dst is None:
-            raise self._closed_error()
-        sptr, n, keep = _other_end(src, False, f"{type(self).__name__}.copy_from")
-        if n != self._nbytes:
-            raise _api.invalid(f"{type(self).__name__}.copy_from",
-                               f"the source has {n} bytes, this buffer {self._nbytes}: "
-                               "sizes must match (copy into a view, buf[a:b])")
-        _copy(dst, sptr, n, stream, self, keep)
+        self._copy_with(src, False, stream)
 
     def copy_to(self, dst: Any, stream: Any = None) -> Any:
         """Copy this buffer into ``dst``; sizes must be equal.  Returns ``dst``.
@@ -231,16 +238,24 @@ class Buffer(Handle):
         semantics as in `copy_from`: with a stream, read ``dst`` only after
         synchronizing.
         """
-        src = self._h
-        if src is None:
-            raise self._closed_error()
-        dptr, n, keep = _other_end(dst, True, f"{type(self).__name__}.copy_to")
-        if n != self._nbytes:
-            raise _api.invalid(f"{type(self).__name__}.copy_to",
-                               f"the destination has {n} bytes, this buffer {self._nbytes}: "
-                               "sizes must match (copy from a view, buf[a:b])")
-        _copy(dptr, src, n, stream, self, keep)
+        self._copy_with(dst, True, stream)
         return dst
+
+    def _copy_with(self, other: Any, to_other: bool, stream: Any) -> None:
+        """`copy_to` (``to_other``) or `copy_from` ``other``, whose size must be this one's."""
+        ptr = self._h
+        if ptr is None:
+            raise self._closed_error()
+        call = f"{type(self).__name__}.copy_{'to' if to_other else 'from'}"
+        optr, n, keep = _other_end(other, to_other, call)
+        if n != self._nbytes:
+            end, way = ("the destination", "from") if to_other else ("the source", "into")
+            raise _api.invalid(call, f"{end} has {n} bytes, this buffer {self._nbytes}: "
+                                     f"sizes must match (copy {way} a view, buf[a:b])")
+        if to_other:
+            _copy(optr, ptr, n, stream, self, keep)
+        else:
+            _copy(ptr, optr, n, stream, self, keep)
 
     def fill(self, value: Any, stream: Any = None) -> None:
         """Set every byte, or every 32-bit word, to ``value``.
@@ -293,13 +308,7 @@ class Buffer(Handle):
                 null._completed(taken)
             return
         s = _stream_of(stream)
-        sh = s._h
-        if sh is None:
-            raise s._closed_error()
-        if s._errors.pending:
-            s._errors.check()
-        if s._bind >= 0:
-            use_device(s._bind)
+        sh = s._enter()
         if width == 4:
             st = lib.hipMemsetD32Async(dp, pattern, n // 4, sh)
         else:
@@ -406,15 +415,8 @@ class HostBuffer(Buffer):
 
     @classmethod
     def _allocate(cls, ctx: Any, nbytes: Any, flags: int) -> HostBuffer:
-        n = _size(nbytes, "Context.alloc_host")
-        ctx._device_index()
-        a = api()
-        out = a.ffi.new("void **")
-        st = a.lib.hipHostMalloc(out, n, flags)
-        if st:
-            raise hip_error(st, "hipHostMalloc")
-        ptr = _api.address(out[0])
-        return cls._adopt(ptr, n, ctx, (_free, "hipHostFree", ptr))
+        return cls._allocate_flags(ctx, nbytes, flags, "hipHostMalloc", "hipHostFree",
+                                   "Context.alloc_host")
 
     def numpy(self, dtype: Any = np.uint8, shape: Any = None) -> np.ndarray:
         """A writable numpy array over this memory, no copy.
@@ -437,15 +439,8 @@ class ManagedBuffer(Buffer):
 
     @classmethod
     def _allocate(cls, ctx: Any, nbytes: Any, flags: int) -> ManagedBuffer:
-        n = _size(nbytes, "Context.alloc_managed")
-        ctx._device_index()
-        a = api()
-        out = a.ffi.new("void **")
-        st = a.lib.hipMallocManaged(out, n, flags)
-        if st:
-            raise hip_error(st, "hipMallocManaged")
-        ptr = _api.address(out[0])
-        return cls._adopt(ptr, n, ctx, (_free, "hipFree", ptr))
+        return cls._allocate_flags(ctx, nbytes, flags, "hipMallocManaged", "hipFree",
+                                   "Context.alloc_managed")
 
     def numpy(self, dtype: Any = np.uint8, shape: Any = None) -> np.ndarray:
         """A writable numpy array over this memory, no copy (see `HostBuffer.numpy`)."""
@@ -548,23 +543,14 @@ def _copy(dst: int, src: int, n: int, stream: Any, buf: Buffer, other: Any) -> N
     lib = api().lib
     if stream is not None:
         s = stream if type(stream) is Stream else _stream_of(stream)
-        sh = s._h
-        if sh is None:
-            raise s._closed_error()
-        if s._errors.pending:
-            s._errors.check()
-        if s._bind >= 0:
-            use_device(s._bind)
+        sh = s._enter()
         st = lib.hipMemcpyAsync(_void(dst), _void(src), n, lib.hipMemcpyDefault, sh)
         if st:
             raise hip_error(st, "hipMemcpyAsync")
         buf._last = s._weak
         if type(other) in _BUFFER_TYPES:
             other._last = s._weak
-        u = s._unfenced[0]
-        u.append((buf, other))
-        if len(u) >= s._limit:
-            s._fence()
+        s._hold((buf, other))
         return
     if stream is None:
         index = buf._dev_index

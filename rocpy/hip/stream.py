@@ -34,7 +34,8 @@ arrays, kernel arguments) is held by the stream until that work completes.
 The stream records a private event (a fence) every few hundred items, or at
 once where a release waits on it; `synchronize` and `done` drop what is
 complete.  A stream closed or collected with work in flight hands what that
-work uses to rocpy's reaper, which drops it when the work completes.
+work uses to rocpy's reaper, which drops it when the work completes.  That
+machinery is `_stream_order` (the base class `_OrderedHandle`).
 """
 from __future__ import annotations
 
@@ -45,44 +46,19 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from .. import _reaper
 from .._dispatcher import CallbackErrors, dispatcher
 from .._handle import Handle
 from .._reaper import PendingList
 from ..errors import NotSupportedError, hip_error
 from . import _api
 from ._api import api, use_device
-from .device import Device, as_device
 from ._callbacks import _callback_trampolines, _dispatcher_barrier
-from .event import Event, _Fence
-
-#: Items held before a fence is recorded (amortizes one event over many launches).
-FENCE_EVERY = 256
+from ._stream_order import FENCE_EVERY, _destroy_stream, _OrderedHandle
+from .device import Device, as_device
+from .event import Event
 
 _OWNED, _NULL, _PER_THREAD, _FOREIGN = "owned", "null", "per_thread", "foreign"
 _per_thread = threading.local()
-
-
-def _destroy_stream(h: Any, dev_index: int, ctx: Any, box: list, pending: PendingList) -> None:
-    """Release recipe: hand in-flight keep-alives to the reaper, then ``hipStreamDestroy``."""
-    lib = api().lib
-    objs = box[0]
-    if objs:
-        box[0] = []
-        fence = None
-        if _reaper.running():
-            try:
-                fence = _Fence.record(h, dev_index, ctx)
-            except Exception:
-                fence = None
-        if fence is not None:
-            _reaper.keep_alive_until(fence.done, fence, objs)
-        else:
-            lib.hipStreamSynchronize(h)
-        del objs
-    st = lib.hipStreamDestroy(h)
-    if st:
-        raise hip_error(st, "hipStreamDestroy")
 
 
 def _priority_value(dev: Device, priority: Any) -> int:
@@ -124,20 +100,16 @@ def _cu_mask_words(mask: Any) -> list[int]:
     return words
 
 
-class Stream(Handle):
+class Stream(_OrderedHandle):
     """A HIP stream; see the module docstring.  Make one with `Device.create_stream`."""
 
-    __slots__ = ("_dev", "_dev_index", "_ctx", "_bind", "_pending", "_unfenced", "_limit",
-                 "_errors", "_lock", "_kind", "_capture", "_priority", "_flags",
-                 "_cb_seen", "_more_errors", "_fast", "_weak")
+    __slots__ = ("_dev", "_dev_index", "_ctx", "_bind", "_errors", "_kind", "_capture",
+                 "_priority", "_flags", "_cb_seen", "_more_errors", "_fast", "_weak")
 
     _dev: Device
     _dev_index: int
     _ctx: Any
     _bind: int
-    _pending: PendingList
-    _unfenced: list
-    _limit: int
     _errors: CallbackErrors
     _kind: str
     _capture: Any
@@ -164,13 +136,10 @@ class Stream(Handle):
         s._dev_index = dev._index
         s._ctx = ctx
         s._bind = dev._index if kind in (_NULL, _PER_THREAD) else -1
-        s._pending = pending
-        s._unfenced = box
         # per-thread and foreign wrappers fence at once: they may not outlive the thread
         # (or the other library's handle), so nothing waits in them for a later fence
-        s._limit = FENCE_EVERY if kind in (_OWNED, _NULL) else 1
+        s._init_order(box, pending, FENCE_EVERY if kind in (_OWNED, _NULL) else 1)
         s._errors = CallbackErrors()
-        s._lock = threading.Lock()
         s._kind = kind
         s._capture = None
         s._priority = None
@@ -373,61 +342,6 @@ class Stream(Handle):
             return f"<Stream {self._kind} closed>"
         return f"<Stream {self._kind} {self._stream_int():#x} on Device {self._dev_index}>"
 
-    # ---- stream-ordered lifetime ------------------------------------------------
-
-    def _hold(self, obj: Any) -> None:
-        """Keep ``obj`` until the work enqueued so far completes (batched fences)."""
-        u = self._unfenced[0]
-        u.append(obj)
-        if len(u) >= self._limit:
-            self._fence()
-
-    def _keep_alive(self, *objs: Any) -> None:
-        """The `Handle` contract: keep ``objs`` until the enqueued work completes, fencing now."""
-        self._unfenced[0].append(objs)
-        self._fence()
-
-    def _fence(self) -> None:
-        """Record a fence after what is held and move it to the ordered keep-alive list."""
-        if self._capture is not None or self._h is None:
-            return
-        box = self._unfenced
-        with self._lock:
-            objs = box[0]
-            if not objs or self._capturing_elsewhere():
-                return
-            box[0] = []
-        try:
-            fence = _Fence.record(self._h, self._dev_index, self._ctx)
-        except BaseException:
-            box[0].extend(objs)
-            raise
-        self._pending.keep_alive(fence.done, fence, objs)
-
-    def _capturing_elsewhere(self) -> bool:
-        """True when the stream takes part in a capture rocpy did not begin (a fork)."""
-        a = api()
-        if self._kind == _PER_THREAD or not a.has("hipStreamIsCapturing"):
-            return False
-        out = a.ffi.new("hipStreamCaptureStatus *")
-        if self._bind >= 0:
-            use_device(self._bind)
-        st = a.lib.hipStreamIsCapturing(self._h, out)
-        return bool(st) or out[0] != a.lib.hipStreamCaptureStatusNone
-
-    def _take(self) -> list | None:
-        """Detach what is held so far (before a wait that completes it)."""
-        if self._capture is not None:
-            return None
-        box = self._unfenced
-        objs, box[0] = box[0], []
-        return objs
-
-    def _completed(self, taken: list | None = None) -> None:
-        """After a wait that completed this stream's work: drop what it held."""
-        del taken
-        self._pending.poll()
-
     # ---- work -------------------------------------------------------------------
 
     def _enter(self) -> Any:
@@ -593,20 +507,24 @@ class Stream(Handle):
             raise hip_error(st, "hipStreamIsCapturing")
         return out[0] == a.lib.hipStreamCaptureStatusActive
 
+    def _capturing_elsewhere(self) -> bool:
+        """True when the stream takes part in a capture rocpy did not begin (a fork)."""
+        a = api()
+        if self._kind == _PER_THREAD or not a.has("hipStreamIsCapturing"):
+            return False
+        out = a.ffi.new("hipStreamCaptureStatus *")
+        if self._bind >= 0:
+            use_device(self._bind)
+        st = a.lib.hipStreamIsCapturing(self._h, out)
+        return bool(st) or out[0] != a.lib.hipStreamCaptureStatusNone
+
     # ---- lifetime ---------------------------------------------------------------
 
     def close(self, stream: Any = None) -> None:
         """Destroy an owned stream (after handing what its in-flight work uses to
         the reaper); a borrowed one only stops being usable through this wrapper."""
-        if self._kind != _OWNED and self._h is not None:
-            objs = self._take()
-            if objs:
-                try:
-                    fence = _Fence.record(self._h, self._dev_index, self._ctx)
-                except Exception:
-                    self.synchronize()
-                else:
-                    _reaper.keep_alive_until(fence.done, fence, objs)
+        if self._kind != _OWNED and self._h is not None and not self._release_held():
+            self.synchronize()
         super().close(stream)
 
     def __enter__(self) -> Stream:

@@ -6,9 +6,9 @@
     np.from_dlpack(t)             # the stub, pinned and managed memory: a zero-copy numpy array
     torch.from_dlpack(t)          # device memory on amd (kDLROCM) and nvidia (kDLCUDA)
 
-Also here: the borrowed child handle (`_HostView`) that numpy arrays and
-DLPack consumers hold, so that closing a buffer while they use it only marks
-it closed and the memory is freed after them.
+Numpy arrays and DLPack consumers hold a `rocpy._hostview.HostView` of the
+buffer, so that closing it while they use it only marks it closed and the
+memory is freed after them.
 """
 from __future__ import annotations
 
@@ -17,33 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._handle import Handle
+from .._hostview import HostView as _HostView
 from . import _api
 from ._api import api
 
 if TYPE_CHECKING:
     from .memory import Buffer
-
-
-class _HostView(Handle):
-    """A borrowed child of a buffer that a numpy array (or DLPack consumer) holds.
-
-    While it lives, closing the buffer only marks it closed; the memory is
-    freed once the last view is gone.
-    """
-
-    __slots__ = ("_iface",)
-
-    def __init__(self, buffer: Buffer, iface: dict[str, Any] | None = None) -> None:
-        super().__init__(buffer._require_open(), parents=(buffer,))
-        self._iface = iface
-
-    @property
-    def __array_interface__(self) -> dict[str, Any]:
-        iface = self._iface
-        if iface is None or self._h is None:
-            raise AttributeError("__array_interface__")
-        return iface
 
 
 class TypedBuffer:

@@ -33,20 +33,12 @@ from .. import _backend
 from .agent import Agent, LinkInfo, PoolAccess
 from .dispatch import Dispatch
 from .executable import Executable, Kernel
-from .memory import (
-    AccessError,
-    Buffer,
-    LockedMemory,
-    Pool,
-    Region,
-    copy,
-    copy_async,
-    fill,
-    lock,
-)
+from .locked import LockedMemory, lock
+from .memory import AccessError, Buffer, Pool, Region
 from .queue import DispatchTime, Queue
 from .runtime import Runtime
 from .signal import Signal, WaitTimeout
+from .transfer import copy, copy_async, fill
 
 __all__ = [
     "AccessError", "Agent", "Buffer", "Dispatch", "DispatchTime", "Executable", "Kernel",

@@ -8,6 +8,8 @@ attribute into a buffer of the attribute's C type and raise the matching
 from __future__ import annotations
 
 import math
+import operator
+import os
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -20,6 +22,15 @@ _lock = threading.Lock()
 
 UINT64_MAX = (1 << 64) - 1
 UINT32_MAX = (1 << 32) - 1
+
+
+def _forget_after_fork() -> None:
+    # the next api() goes through _backend.current(), which refuses in a forked child
+    global _api
+    _api = None
+
+
+os.register_at_fork(after_in_child=_forget_after_fork)
 
 
 def api() -> tuple[Any, Any]:
@@ -52,9 +63,12 @@ _SCALARS = {"u8": "uint8_t", "u16": "uint16_t", "u32": "uint32_t", "u64": "uint6
             "enum": "int", "cstr": "const char *"}
 
 
-def read_info(fn: Callable[..., int], args: tuple[Any, ...], attribute: int, kind: str,
+def read_info(fn: Callable[..., int], args: tuple[Any, ...], attribute: int | str, kind: str,
               call: str) -> Any:
     """Call ``fn(*args, attribute, buffer)`` and decode the buffer by `kind`.
+
+    `attribute` is the enumerator's value or its name (`ValueError` where
+    these headers lack it, or the value does not fit the C enum).
 
     Kinds: ``u8``/``u16``/``u32``/``u64``/``i32``/``size``/``bool``/``enum``
     (ints and bools), ``ptr`` (an int address), ``cstr`` (a ``const char *``
@@ -78,7 +92,17 @@ def read_info(fn: Callable[..., int], args: tuple[Any, ...], attribute: int, kin
     else:
         buf = ffi.new(kind + " *")
         decode = lambda ffi, b: b[0]
-    st = fn(*args, attribute, buf)
+    if isinstance(attribute, str):
+        value = const(attribute)
+        if value is None:
+            raise ValueError(f"these HSA headers have no {attribute}")
+        attribute = value
+    elif isinstance(attribute, bool) or not isinstance(attribute, int):
+        raise TypeError(f"attribute must be an int or a constant's name, not {type(attribute).__name__}")
+    try:
+        st = fn(*args, attribute, buf)
+    except OverflowError:
+        raise ValueError(f"{call}: attribute {attribute} is outside the C enum's range") from None
     if st:
         raise hsa_error(st, call)
     return decode(ffi, buf)
@@ -173,3 +197,35 @@ def signal_struct(value: int) -> Any:
     """An ``hsa_signal_t`` cdata for a raw handle value."""
     ffi, _ = api()
     return ffi.new("hsa_signal_t *", {"handle": value})[0]
+
+
+# ---- argument checks ----------------------------------------------------------------
+
+def unsigned(value: Any, bits: int, what: str) -> int:
+    """`value` as an int in ``[0, 2**bits)``: TypeError for a non-integer (bools
+    included), ValueError outside the C type's range (never cffi's OverflowError)."""
+    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+        raise TypeError(f"{what} must be an int, not {type(value).__name__}")
+    value = operator.index(value)
+    if not 0 <= value < 1 << bits:
+        raise ValueError(f"{what} must be in [0, 2**{bits}), got {value}")
+    return value
+
+
+def agent_handle(agent: Any, what: str = "agent") -> Any:
+    """The open native handle of an `rocpy.hsa.Agent`; TypeError for anything else."""
+    from .agent import Agent
+    if not isinstance(agent, Agent):
+        raise TypeError(f"{what} must be an hsa.Agent, not {type(agent).__name__}")
+    return agent._require_open()
+
+
+def signal_handle(signal: Any, what: str = "signal") -> Any:
+    """The usable native handle of an `rocpy.hsa.Signal`; TypeError for anything else."""
+    from .signal import Signal
+    if not isinstance(signal, Signal):
+        raise TypeError(f"{what} must be an hsa.Signal, not {type(signal).__name__}")
+    if signal._h is None:
+        exc = signal._closed_error()
+        raise type(exc)(f"the {what.replace('_', ' ')} is closed ({exc})")
+    return signal._use()

@@ -151,11 +151,6 @@ class Agent(Handle):
         """
         h = self._require_open()
         _, lib = api()
-        if isinstance(attribute, str):
-            value = const(attribute)
-            if value is None:
-                raise ValueError(f"these HSA headers have no {attribute}")
-            attribute = value
         return read_info(lib.hsa_agent_get_info, (h,), attribute, kind, "hsa_agent_get_info")
 
     def _fixed(self, name: str, attribute: str, kind: str, default: int | None = None) -> Any:

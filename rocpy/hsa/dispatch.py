@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._handle import Handle
+from ._common import signal_handle
 from .executable import Kernel
 
 if TYPE_CHECKING:
@@ -45,7 +46,7 @@ class Dispatch(Handle):
         kernel._require_open()
         sig = 0
         if completion_signal is not None:
-            completion_signal._use()
+            signal_handle(completion_signal, "completion_signal")
             sig = completion_signal._hv
         args = tuple(args)
         kernarg = kernel.pack(args, grid, workgroup, dynamic_lds)

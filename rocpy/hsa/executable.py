@@ -30,7 +30,7 @@ from .. import codeobject
 from .._handle import Handle
 from ..codeobject.errors import ArgumentCountError, LaunchConfigError
 from ..errors import hsa_error
-from ._common import api, read_info
+from ._common import agent_handle, api, read_info
 
 if TYPE_CHECKING:
     from ..codeobject import CodeObject, KernargLayout, KernelArg, KernelInfo
@@ -51,7 +51,7 @@ class Executable(Handle):
 
     def __init__(self, agent: Agent, code: CodeObject) -> None:
         ffi, lib = api()
-        h_agent = agent._require_open()
+        h_agent = agent_handle(agent)
         data = ffi.from_buffer(code.data)
         reader = ffi.new("hsa_code_object_reader_t *")
         st = lib.hsa_code_object_reader_create_from_memory(data, len(code.data), reader)
@@ -95,6 +95,7 @@ class Executable(Handle):
         `rocpy.codeobject.NoMatchingTargetError` lists what the file holds
         when none fits.
         """
+        agent_handle(agent)
         target = agent.target
         if target is None:
             raise ValueError(f"{agent!r} has no ISA: code objects load on GPU agents")

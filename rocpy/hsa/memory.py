@@ -1,4 +1,4 @@
-"""Memory: pools and regions, owned `Buffer`\\ s, copies, fills and locked host memory.
+"""Memory: pools and regions, and the `Buffer`\\ s allocated from them.
 
 ::
 
@@ -7,29 +7,30 @@
     buf.allow_access([cpu])                  # hsa_amd_agents_allow_access
     host = cpu.pools(kernarg=False, fine_grained=True)[0].allocate(1 << 20)
     host.numpy(np.float32)[:] = 1            # zero-copy view: the CPU may access it
-    hsa.copy_async(buf, host, 1 << 20, completion=sig)     # the copy engine
-    with hsa.lock(array, agents=[gpu]) as ptr: ...         # hsa_amd_memory_lock / unlock
+
+Copies and fills are in `rocpy.hsa.transfer`, locked host memory in
+`rocpy.hsa.locked`.
 
 A Buffer holds its pool (which holds its agent, which holds the Runtime).
 `Buffer.numpy` refuses memory the CPU may not access: coarse-grained GPU
 memory always (copy it instead), fine-grained GPU memory until the CPU agent
-was granted access.  Views keep their Buffer alive, but `close()` frees now:
-close a buffer only when no view and no queued work uses it.
+was granted access.  Views keep the memory: a `close()` while views live
+frees it after the last one; queued work does not keep it (close a buffer
+only when no queued work uses it).
 """
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from .. import _reaper
 from .._handle import Handle
+from .._hostview import HostView
 from ..errors import RocpyError, hsa_error
-from ._common import api, const, flag_names, read_info
+from ._common import agent_handle, api, flag_names, read_info, unsigned
 
 if TYPE_CHECKING:
     from .agent import Agent, PoolAccess
-    from .signal import Signal
 
 _FLAGS = (("kernarg", "HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT"),
           ("fine_grained", "HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED"),
@@ -145,27 +146,52 @@ class _MemoryPlace(Handle):
     def alloc_allowed(self) -> bool:  # pragma: no cover - overridden
         raise NotImplementedError
 
-    def info(self, attribute: int | str, kind: str) -> Any:  # pragma: no cover - overridden
+    # the C calls behind `info` and `allocate`, by name
+    _INFO_CALL = "hsa_amd_memory_pool_get_info"
+    _ALLOCATE_CALL = "hsa_amd_memory_pool_allocate"
+
+    def info(self, attribute: int | str, kind: str) -> Any:
+        """One attribute (value or constant name) of the pool or region, decoded by `kind`."""
+        h = self._require_open()
+        _, lib = api()
+        return read_info(getattr(lib, self._INFO_CALL), (h,), attribute, kind, self._INFO_CALL)
+
+    def allocate(self, nbytes: int) -> Buffer:
+        """``nbytes`` of this memory, owned by the returned `Buffer` (freed at its release)."""
+        h = self._require_open()
+        ffi, lib = api()
+        size = _size(nbytes)
+        out = ffi.new("void **")
+        st = self._allocate_into(lib, h, size, out)
+        if st:
+            raise hsa_error(st, self._ALLOCATE_CALL)
+        return Buffer(self, int(ffi.cast("uintptr_t", out[0])), size, (self._free, lib, out[0]))
+
+    @staticmethod
+    def _allocate_into(lib: Any, h: Any, size: int, out: Any) -> int:  # pragma: no cover
         raise NotImplementedError
 
-    def allocate(self, nbytes: int) -> Buffer:  # pragma: no cover - overridden
+    @staticmethod
+    def _free(lib: Any, ptr: Any) -> None:  # pragma: no cover - overridden
         raise NotImplementedError
 
 
 class Pool(_MemoryPlace):
-    """An AMD memory pool of an agent (``agent``).  Borrowed: the runtime owns it."""
+    """An AMD memory pool of an agent (``agent``).  Borrowed: the runtime owns it.
 
-    def info(self, attribute: int | str, kind: str) -> Any:
-        """One ``hsa_amd_memory_pool_get_info`` attribute (value or constant name), by `kind`."""
-        h = self._require_open()
-        _, lib = api()
-        if isinstance(attribute, str):
-            value = const(attribute)
-            if value is None:
-                raise ValueError(f"these HSA headers have no {attribute}")
-            attribute = value
-        return read_info(lib.hsa_amd_memory_pool_get_info, (h,), attribute, kind,
-                         "hsa_amd_memory_pool_get_info")
+    `info` reads ``hsa_amd_memory_pool_get_info``; `allocate` is
+    ``hsa_amd_memory_pool_allocate``.
+    """
+
+    @staticmethod
+    def _allocate_into(lib: Any, h: Any, size: int, out: Any) -> int:
+        return lib.hsa_amd_memory_pool_allocate(h, size, 0, out)
+
+    @staticmethod
+    def _free(lib: Any, ptr: Any) -> None:
+        st = lib.hsa_amd_memory_pool_free(ptr)
+        if st:
+            raise hsa_error(st, "hsa_amd_memory_pool_free")
 
     @property
     def segment(self) -> str:
@@ -213,31 +239,26 @@ class Pool(_MemoryPlace):
         from .agent import pool_access
         return pool_access(agent, self._require_open())
 
-    def allocate(self, nbytes: int) -> Buffer:
-        """``nbytes`` of this pool (hsa_amd_memory_pool_allocate), owned by the `Buffer`."""
-        h = self._require_open()
-        ffi, lib = api()
-        size = _size(nbytes)
-        out = ffi.new("void **")
-        st = lib.hsa_amd_memory_pool_allocate(h, size, 0, out)
-        if st:
-            raise hsa_error(st, "hsa_amd_memory_pool_allocate")
-        return Buffer(self, int(ffi.cast("uintptr_t", out[0])), size, (_pool_free, lib, out[0]))
 
 
 class Region(_MemoryPlace):
-    """An HSA region (the core API's memory view) as ``agent`` lists it.  Borrowed."""
+    """An HSA region (the core API's memory view) as ``agent`` lists it.  Borrowed.
 
-    def info(self, attribute: int | str, kind: str) -> Any:
-        """One ``hsa_region_get_info`` attribute (value or constant name), by `kind`."""
-        h = self._require_open()
-        _, lib = api()
-        if isinstance(attribute, str):
-            value = const(attribute)
-            if value is None:
-                raise ValueError(f"these HSA headers have no {attribute}")
-            attribute = value
-        return read_info(lib.hsa_region_get_info, (h,), attribute, kind, "hsa_region_get_info")
+    `info` reads ``hsa_region_get_info``; `allocate` is ``hsa_memory_allocate``.
+    """
+
+    _INFO_CALL = "hsa_region_get_info"
+    _ALLOCATE_CALL = "hsa_memory_allocate"
+
+    @staticmethod
+    def _allocate_into(lib: Any, h: Any, size: int, out: Any) -> int:
+        return lib.hsa_memory_allocate(h, size, out)
+
+    @staticmethod
+    def _free(lib: Any, ptr: Any) -> None:
+        st = lib.hsa_memory_free(ptr)
+        if st:
+            raise hsa_error(st, "hsa_memory_free")
 
     @property
     def segment(self) -> str:
@@ -279,39 +300,15 @@ class Region(_MemoryPlace):
     def is_system(self) -> bool:
         return self.host_accessible
 
-    def allocate(self, nbytes: int) -> Buffer:
-        """``nbytes`` of this region (hsa_memory_allocate), owned by the `Buffer`."""
-        h = self._require_open()
-        ffi, lib = api()
-        size = _size(nbytes)
-        out = ffi.new("void **")
-        st = lib.hsa_memory_allocate(h, size, out)
-        if st:
-            raise hsa_error(st, "hsa_memory_allocate")
-        return Buffer(self, int(ffi.cast("uintptr_t", out[0])), size, (_region_free, lib, out[0]))
 
 
 def _size(nbytes: Any) -> int:
-    if isinstance(nbytes, bool) or not isinstance(nbytes, int):
-        try:
-            nbytes = nbytes.__index__()
-        except AttributeError:
-            raise TypeError(f"nbytes must be an int, not {type(nbytes).__name__}") from None
-    if nbytes <= 0:
-        raise ValueError(f"nbytes must be positive, got {nbytes}")
+    if isinstance(nbytes, int) and not isinstance(nbytes, bool) and 0 < nbytes < 1 << 64:
+        return nbytes
+    nbytes = unsigned(nbytes, 64, "nbytes")   # TypeError, ValueError past size_t
+    if nbytes == 0:
+        raise ValueError("nbytes must be positive, got 0")
     return nbytes
-
-
-def _pool_free(lib: Any, ptr: Any) -> None:
-    st = lib.hsa_amd_memory_pool_free(ptr)
-    if st:
-        raise hsa_error(st, "hsa_amd_memory_pool_free")
-
-
-def _region_free(lib: Any, ptr: Any) -> None:
-    st = lib.hsa_memory_free(ptr)
-    if st:
-        raise hsa_error(st, "hsa_memory_free")
 
 
 class Buffer(Handle):
@@ -322,7 +319,6 @@ class Buffer(Handle):
     """
 
     def __init__(self, place: _MemoryPlace, ptr: int, size: int, release: tuple[Any, ...]) -> None:
-        self.ptr = ptr
         self.size = size
         self.pool = place
         self.agent = place.agent
@@ -334,13 +330,16 @@ class Buffer(Handle):
     def nbytes(self) -> int:
         return self.size
 
-    def __int__(self) -> int:
+    @property
+    def ptr(self) -> int:
+        """The address (raises `rocpy.ClosedError` once closed: kernels never get freed memory)."""
         return self._require_open()
 
-    __index__ = __int__
+    __int__ = __index__ = ptr.fget  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        state = "closed" if self._h is None else f"ptr={self.ptr:#x}"
+        h = self._h
+        state = "closed" if h is None else f"ptr={h:#x}"
         return f"<hsa.Buffer {state} {self.size} bytes from {self.pool!r}>"
 
     def allow_access(self, agents: Iterable[Agent]) -> None:
@@ -352,7 +351,7 @@ class Buffer(Handle):
             raise ValueError("allow_access needs at least one agent")
         handles = ffi.new("hsa_agent_t[]", len(agents))
         for i, a in enumerate(agents):
-            handles[i] = a._require_open()
+            handles[i] = agent_handle(a, "each of agents")
         st = lib.hsa_amd_agents_allow_access(len(agents), handles, ffi.NULL, ffi.cast("void *", ptr))
         if st:
             raise hsa_error(st, "hsa_amd_agents_allow_access")
@@ -384,7 +383,8 @@ class Buffer(Handle):
         """A zero-copy numpy view (``count`` items of ``dtype`` from byte ``offset``).
 
         Only where the CPU may access the memory; raises `AccessError`
-        otherwise.  The view keeps this Buffer alive (but not after `close`).
+        otherwise.  The view keeps the memory: a `close` while views live
+        frees it after the last one is gone.
         """
         import numpy as np
         ptr = self._require_open()
@@ -397,205 +397,22 @@ class Buffer(Handle):
         if n < 0 or n > avail:
             raise ValueError(f"{n} items of {dt} from offset {offset} do not fit in "
                              f"{self.size} bytes")
-        ffi, _ = api()
-        # the cdata's destructor closure holds the Buffer: the view keeps it alive
-        owner = ffi.gc(ffi.cast("char *", ptr + offset), lambda _p, _keep=self: None)
-        return np.frombuffer(ffi.buffer(owner, n * dt.itemsize), dtype=dt, count=n)
+        iface = {"data": (ptr + offset, False), "shape": (n,), "typestr": dt.str, "version": 3}
+        if dt.fields is not None:
+            iface["descr"] = dt.descr
+        return np.asarray(HostView(self, iface))
 
     def fill(self, value: int, count: int | None = None) -> None:
         """Set ``count`` 32-bit words (default: the whole buffer) to ``value`` (hsa_amd_memory_fill)."""
+        from .transfer import fill
         fill(self, value, count)
 
     def copy_from(self, src: Any, size: int | None = None) -> None:
         """Copy ``size`` bytes (default: this buffer's size) from `src` (hsa_memory_copy)."""
+        from .transfer import copy
         copy(self, src, self.size if size is None else size)
 
     def copy_to(self, dst: Any, size: int | None = None) -> None:
         """Copy ``size`` bytes (default: this buffer's size) to `dst` (hsa_memory_copy)."""
+        from .transfer import copy
         copy(dst, self, self.size if size is None else size)
-
-
-# ---- copies and fills ------------------------------------------------------------------
-
-def _address(x: Any, what: str) -> int:
-    """The address of a Buffer, LockedMemory, cffi pointer or int."""
-    if isinstance(x, (Buffer, LockedMemory)):
-        return x._require_open()
-    if isinstance(x, int) and not isinstance(x, bool):
-        return x
-    ffi, _ = api()
-    if isinstance(x, ffi.CData):
-        return int(ffi.cast("uintptr_t", x))
-    raise TypeError(f"{what} must be an hsa.Buffer, a locked host pointer, a cffi pointer or "
-                    f"an int address, not {type(x).__name__}")
-
-
-def _agent_of(x: Any, given: Agent | None, what: str) -> Any:
-    if given is not None:
-        return given._require_open()
-    if isinstance(x, Buffer):
-        return x.agent._require_open()
-    if isinstance(x, LockedMemory):
-        return x.cpu._require_open()
-    raise ValueError(f"{what}: the agent of a raw address must be given ({what}_agent=)")
-
-
-def copy(dst: Any, src: Any, size: int) -> None:
-    """Copy `size` bytes now (hsa_memory_copy; blocks until done).
-
-    `dst` and `src` are Buffers, locked host memory, cffi pointers or int
-    addresses.
-    """
-    ffi, lib = api()
-    d, s = _address(dst, "dst"), _address(src, "src")
-    if size < 0:
-        raise ValueError(f"size must be non-negative, got {size}")
-    _check_fits(dst, size, "dst")
-    _check_fits(src, size, "src")
-    st = lib.hsa_memory_copy(ffi.cast("void *", d), ffi.cast("void *", s), size)
-    if st:
-        raise hsa_error(st, "hsa_memory_copy")
-
-
-def _check_fits(x: Any, size: int, what: str) -> None:
-    n = getattr(x, "size", None) if isinstance(x, (Buffer, LockedMemory)) else None
-    if n is not None and size > n:
-        raise ValueError(f"{what} has {n} bytes, the copy is {size} bytes")
-
-
-def copy_async(dst: Any, src: Any, size: int, *, completion: Signal, deps: Sequence[Signal] = (),
-               dst_agent: Agent | None = None, src_agent: Agent | None = None) -> None:
-    """Copy `size` bytes on the copy engine (hsa_amd_memory_async_copy).
-
-    Starts once every signal in `deps` is 0; decrements `completion` when
-    done.  The agents default to the buffers' owners (the CPU for locked
-    host memory); give them for raw addresses.  Buffers, locked memory and
-    signals stay alive until `completion` drops to 0 or below.
-    """
-    ffi, lib = api()
-    d, s = _address(dst, "dst"), _address(src, "src")
-    if size < 0:
-        raise ValueError(f"size must be non-negative, got {size}")
-    _check_fits(dst, size, "dst")
-    _check_fits(src, size, "src")
-    da, sa = _agent_of(dst, dst_agent, "dst"), _agent_of(src, src_agent, "src")
-    done = completion._use()
-    deps = list(deps)
-    handles = ffi.new("hsa_signal_t[]", max(len(deps), 1))
-    for i, dep in enumerate(deps):
-        handles[i] = dep._use()
-    st = lib.hsa_amd_memory_async_copy(ffi.cast("void *", d), da, ffi.cast("void *", s), sa, size,
-                                       len(deps), handles if deps else ffi.NULL, done)
-    if st:
-        raise hsa_error(st, "hsa_amd_memory_async_copy")
-    _reaper.keep_alive_until(completion._reached_zero, dst, src, completion, deps)
-
-
-def fill(dst: Any, value: int, count: int | None = None) -> None:
-    """Set `count` 32-bit words at `dst` to `value` (hsa_amd_memory_fill).
-
-    `count` defaults to the whole Buffer (its size must be a multiple of 4).
-    """
-    ffi, lib = api()
-    d = _address(dst, "dst")
-    if count is None:
-        n = getattr(dst, "size", None)
-        if n is None:
-            raise ValueError("fill of a raw address needs count=")
-        if n % 4:
-            raise ValueError(f"the buffer's {n} bytes are not whole 32-bit words: pass count=")
-        count = n // 4
-    if count < 0:
-        raise ValueError(f"count must be non-negative, got {count}")
-    _check_fits(dst, count * 4, "dst")
-    if not 0 <= value < 1 << 32:
-        raise ValueError(f"value must fit in 32 bits unsigned, got {value}")
-    st = lib.hsa_amd_memory_fill(ffi.cast("void *", d), value, count)
-    if st:
-        raise hsa_error(st, "hsa_amd_memory_fill")
-
-
-# ---- locked host memory ------------------------------------------------------------------
-
-def _unlock(lib: Any, ptr: Any) -> None:
-    st = lib.hsa_amd_memory_unlock(ptr)
-    if st:
-        raise hsa_error(st, "hsa_amd_memory_unlock")
-
-
-class LockedMemory(Handle):
-    """Host memory locked (pinned) for agents: hsa_amd_memory_lock until release.
-
-    ``ptr`` is the agents' address of the memory (what kernels and copies
-    use); ``host_ptr`` the host address; ``size`` in bytes.  It holds the
-    host object, so the memory stays valid while locked.
-    """
-
-    def __init__(self, host: Any, agents: Sequence[Agent] | None = None) -> None:
-        from .runtime import Runtime
-        ffi, lib = api()
-        view = memoryview(host)
-        if view.readonly:
-            raise ValueError("cannot lock read-only memory")
-        if not view.contiguous:
-            raise ValueError("cannot lock non-contiguous memory")
-        size = view.nbytes
-        if size == 0:
-            raise ValueError("cannot lock an empty buffer")
-        cbuf = ffi.from_buffer(view)
-        agents = list(agents) if agents is not None else None
-        if agents:
-            runtime = agents[0].runtime
-            handles = ffi.new("hsa_agent_t[]", len(agents))
-            for i, a in enumerate(agents):
-                handles[i] = a._require_open()
-        else:
-            runtime = Runtime.current()
-            handles = ffi.NULL
-        cpus = [a for a in runtime._listed_agents() if a.is_cpu]
-        if not cpus:
-            raise RuntimeError("the HSA runtime lists no CPU agent")
-        out = ffi.new("void **")
-        host_ptr = ffi.cast("void *", cbuf)
-        st = lib.hsa_amd_memory_lock(host_ptr, size, handles, len(agents) if agents else 0, out)
-        if st:
-            raise hsa_error(st, "hsa_amd_memory_lock")
-        self.host = host
-        self._cbuf = cbuf
-        self._view = view
-        self.size = size
-        self.host_ptr = int(ffi.cast("uintptr_t", host_ptr))
-        self.ptr = int(ffi.cast("uintptr_t", out[0]))
-        self.cpu = cpus[0]
-        self.agents = tuple(agents or ())
-        # the recipe holds the cffi buffer: the memory stays until unlocked
-        super().__init__(self.ptr, (_unlock_keep, lib, host_ptr, cbuf), parents=(runtime,))
-
-    def __enter__(self) -> int:  # type: ignore[override]
-        """``with hsa.lock(array) as ptr``: the agents' pointer."""
-        return self._require_open()
-
-    def __int__(self) -> int:
-        return self._require_open()
-
-    __index__ = __int__
-
-    def __repr__(self) -> str:
-        state = "closed" if self._h is None else f"ptr={self.ptr:#x}"
-        return f"<hsa.LockedMemory {state} {self.size} bytes>"
-
-
-def _unlock_keep(lib: Any, ptr: Any, _keep: Any) -> None:
-    _unlock(lib, ptr)
-
-
-def lock(host: Any, agents: Sequence[Agent] | None = None) -> LockedMemory:
-    """Lock `host` (any writable contiguous buffer: numpy array, bytearray) for `agents`.
-
-    ``agents`` None locks for every GPU.  Use as a context manager::
-
-        with hsa.lock(array, [gpu]) as ptr:
-            hsa.copy_async(buf, ptr, n, src_agent=cpu, completion=sig)
-            sig.wait("eq", 0)
-    """
-    return LockedMemory(host, agents)

@@ -40,11 +40,21 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .. import _reaper
-from .._dispatcher import CallbackErrors, dispatcher
+from .._dispatcher import dispatcher
 from .._handle import Handle
 from ..codeobject.errors import ArgumentCountError
-from ..errors import ClosedError, hsa_error
-from ._common import api, check_timeout, const, ticks, timestamp_frequency
+from ..errors import hsa_error
+from ._common import (
+    UINT32_MAX,
+    agent_handle,
+    api,
+    check_timeout,
+    signal_handle,
+    ticks,
+    timestamp_frequency,
+    unsigned,
+)
+from ._queue_state import QueueFailed, Retired, Ring, destroy
 from .dispatch import Dispatch
 from .executable import Kernel, fence_bits
 from .signal import Signal
@@ -72,97 +82,6 @@ class DispatchTime:
     def seconds(self) -> float:
         """``end - start`` in seconds."""
         return (self.end - self.start) / self.frequency
-
-
-class QueueFailed:
-    """Error state shared with the dispatcher callback (it must not hold the Queue)."""
-
-    __slots__ = ("aql", "call", "errors", "lib", "lock", "on_error", "queue_ref", "status")
-
-    def __init__(self, lib: Any, on_error: Callable[[BaseException], Any] | None, call: str) -> None:
-        self.lib = lib
-        self.lock = threading.Lock()
-        self.aql: Any = None
-        self.status = 0
-        self.on_error = on_error
-        self.errors = CallbackErrors()
-        self.queue_ref: weakref.ref[Queue] | None = None
-        self.call = call
-
-    def error(self) -> BaseException:
-        return hsa_error(self.status, self.call)
-
-    def __call__(self, status: int, _queue: int) -> None:
-        """On the dispatcher thread: the runtime reported a queue error."""
-        with self.lock:
-            if self.status:
-                return
-            self.status = status or const("HSA_STATUS_ERROR", 1) or 1
-            if self.aql is not None:
-                self.lib.rocpy_aql_set_error(self.aql, self.status)
-        q = self.queue_ref() if self.queue_ref is not None else None
-        if q is not None:
-            q._bad = True
-        if self.on_error is not None:
-            try:
-                self.on_error(self.error())
-            except BaseException as exc:
-                self.errors.add(exc)
-                raise  # reported as a CallbackWarning by the dispatcher
-
-
-class _Ring:
-    """The kernarg ring's retirement, asked safely from other threads (reaper, synchronize)."""
-
-    __slots__ = ("aql", "lib", "lock", "retire")
-
-    def __init__(self, lib: Any, aql: Any, retire: Sequence[Any]) -> None:
-        self.lib = lib
-        self.aql = aql
-        self.retire = tuple(retire)
-        self.lock = threading.Lock()
-
-    def retired(self, gen: int) -> bool:
-        with self.lock:
-            return self.aql is None or bool(self.lib.rocpy_aql_retired(self.aql, gen))
-
-    def wait(self, gen: int, hint: int) -> bool:
-        """Whether `gen` retired, after waiting up to `hint` ticks for it (the queue may close)."""
-        with self.lock:
-            if self.aql is None or self.lib.rocpy_aql_retired(self.aql, gen):
-                return True
-            lib = self.lib
-            lib.hsa_signal_wait_scacquire(self.retire[gen % len(self.retire)],
-                                          lib.HSA_SIGNAL_CONDITION_EQ, 0, hint,
-                                          lib.HSA_WAIT_STATE_BLOCKED)
-            return bool(lib.rocpy_aql_retired(self.aql, gen))
-
-    def close(self) -> None:
-        with self.lock:
-            self.aql = None
-
-
-def _destroy(lib: Any, queue: Any, aql: Any, ring: _Ring, failed: QueueFailed, token: int,
-             kernarg: Any, retire: Any, pending: _reaper.PendingList, lock: Any) -> None:
-    """Release recipe: stop the callbacks, destroy the queue, free the ring and its signals."""
-    # a producer blocked for ring space or a kernarg segment gives up, then leaves the C
-    # state under the queue's lock: nothing uses it after this
-    lib.rocpy_aql_set_error(aql, -1)
-    with lock:
-        ring.close()
-        with failed.lock:
-            failed.aql = None
-        dispatcher().unregister(token)
-        st = lib.hsa_queue_destroy(queue)
-        lib.rocpy_aql_free(aql)
-        for sig in retire:
-            lib.hsa_signal_destroy(sig)
-        st2 = lib.hsa_amd_memory_pool_free(kernarg) if kernarg is not None else 0
-    pending.clear()
-    if st:
-        raise hsa_error(st, "hsa_queue_destroy")
-    if st2:
-        raise hsa_error(st2, "hsa_amd_memory_pool_free")
 
 
 class Queue(Handle):
@@ -213,24 +132,26 @@ class Queue(Handle):
                  profiling: bool = False, kernarg_bytes: int = DEFAULT_KERNARG_BYTES,
                  kernarg_segments: int = DEFAULT_KERNARG_SEGMENTS) -> None:
         ffi, lib = api()
-        h_agent = agent._require_open()
+        h_agent = agent_handle(agent)
         if on_error is not None and not callable(on_error):
             raise TypeError(f"on_error must be callable, not {on_error.__class__.__name__}")
         if size is None:
             size = DEFAULT_SIZE
             if agent.queue_max_size:      # 0 on agents without a packet processor
                 size = min(max(size, agent.queue_min_size), agent.queue_max_size)
-        if isinstance(size, bool) or not isinstance(size, int) or size <= 0 or size & (size - 1):
-            raise ValueError(f"queue size must be a positive power of two, got {size!r}")
+        if isinstance(size, bool) or not isinstance(size, int) or size <= 0 or size & (size - 1) \
+                or size > UINT32_MAX:
+            raise ValueError(f"queue size must be a positive power of two below 2**32, got {size!r}")
         types = {"multi": lib.HSA_QUEUE_TYPE_MULTI, "single": lib.HSA_QUEUE_TYPE_SINGLE}
         if type not in types:
             raise ValueError(f"queue type must be 'multi' or 'single', not {type!r}")
         if kernarg_segments < 1 or kernarg_bytes < kernarg_segments * 4096:
             raise ValueError("the kernarg ring needs at least one segment of 4096 bytes: "
                              "kernarg_bytes >= 4096 * kernarg_segments")
-        u32max = (1 << 32) - 1
-        private = u32max if private_segment_size is None else private_segment_size
-        group = u32max if group_segment_size is None else group_segment_size
+        private = UINT32_MAX if private_segment_size is None else \
+            unsigned(private_segment_size, 32, "private_segment_size")
+        group = UINT32_MAX if group_segment_size is None else \
+            unsigned(group_segment_size, 32, "group_segment_size")
 
         failed = QueueFailed(lib, on_error, f"AQL queue of {agent.name!r} (asynchronous error)")
         d = dispatcher()
@@ -276,7 +197,7 @@ class Queue(Handle):
             raise
         with failed.lock:
             failed.aql = aql
-        ring = _Ring(lib, aql, retire)
+        ring = Ring(lib, aql, retire)
         pending = _reaper.PendingList(ordered=True)
         lock = threading.Lock()
         self._lib = lib
@@ -302,7 +223,7 @@ class Queue(Handle):
         self.type = type
         self.doorbell = int(queue.doorbell_signal.handle)
         self.base_address = int(ffi.cast("uintptr_t", queue.base_address))
-        super().__init__(queue, (_destroy, lib, queue, aql, ring, failed, token, kernarg,
+        super().__init__(queue, (destroy, lib, queue, aql, ring, failed, token, kernarg,
                                  tuple(retire), pending, lock), parents=(agent.runtime,))
         failed.queue_ref = weakref.ref(self)
         if failed.status:   # failed before we could see it
@@ -375,7 +296,9 @@ class Queue(Handle):
     def profiling(self, enable: bool) -> None:
         if self._bad:
             self._check()
-        st = self._lib.hsa_amd_profiling_set_profiler_enabled(self._h, 1 if enable else 0)
+        with self._lock:
+            st = self._lib.hsa_amd_profiling_set_profiler_enabled(self._require_open(),
+                                                                  1 if enable else 0)
         if st:
             raise hsa_error(st, "hsa_amd_profiling_set_profiler_enabled")
         self._profiling = bool(enable)
@@ -384,7 +307,7 @@ class Queue(Handle):
         """When the dispatch that completed `signal` ran, in system ticks (profiling on)."""
         ffi, lib = api()
         self._require_open()
-        h = signal._use()
+        h = signal_handle(signal)
         out = ffi.new("hsa_amd_profiling_dispatch_time_t *")
         agent = self._agent_h
         st = lib.hsa_amd_profiling_get_dispatch_time(agent, h, out)
@@ -404,6 +327,12 @@ class Queue(Handle):
 
     # ---- submission (under self._lock) ----------------------------------------------------
 
+    def _live_aql(self) -> Any:
+        """The C submission state; under ``self._lock`` (the release frees it under that lock)."""
+        if self._h is None:
+            raise self._closed_error()
+        return self._aql
+
     def _submitted(self, gen: int, refs: Any) -> None:
         """After a C submission: keep `refs` for the generation; raise C errors."""
         if gen != self._gen:
@@ -412,7 +341,7 @@ class Queue(Handle):
                 self._c_error(gen)
             # the old generation's segments retire when their closing barriers complete
             old, self._refs = self._refs, []
-            self._pending.keep_alive(_Retired(self._ring, self._gen), old)
+            self._pending.keep_alive(Retired(self._ring, self._gen), old)
             self._gen = gen
         self._refs.append(refs)
 
@@ -466,11 +395,13 @@ class Queue(Handle):
             kernarg = kernel._no_args
         if completion_signal is None:
             sig = 0
-        elif completion_signal._h is None:
-            raise ClosedError("the completion signal is closed")
+        elif type(completion_signal) is not Signal or completion_signal._h is None:
+            signal_handle(completion_signal, "completion_signal")   # raises the right error
         else:
             sig = completion_signal._hv
         with self._lock:
+            if self._h is None:       # closed by another thread: close frees the C state
+                raise self._closed_error()
             gen = self._dispatch_c(self._aql, packet, kernarg, kernel._kernarg_len, sig)
             if gen != self._gen:
                 self._submitted(gen, (args, completion_signal))
@@ -522,7 +453,7 @@ class Queue(Handle):
             if not n:
                 return
             with self._lock:
-                gen = lib.rocpy_aql_submit_repeat(self._aql, d._packet, d._kernarg, len(d._kernarg),
+                gen = lib.rocpy_aql_submit_repeat(self._live_aql(), d._packet, d._kernarg, len(d._kernarg),
                                                   0, n)
                 if gen != self._gen:
                     self._submitted(gen, d)
@@ -543,7 +474,7 @@ class Queue(Handle):
             return
         blob = b"".join(records)
         with self._lock:
-            gen = lib.rocpy_aql_submit(self._aql, blob, len(blob), len(records), _ffi_null())
+            gen = lib.rocpy_aql_submit(self._live_aql(), blob, len(blob), len(records), _ffi_null())
             if gen != self._gen:
                 self._submitted(gen, items)
             else:
@@ -580,14 +511,14 @@ class Queue(Handle):
         handles += [0] * (5 - len(handles))
         sig = 0
         if completion_signal is not None:
-            completion_signal._use()
+            signal_handle(completion_signal, "completion_signal")
             sig = completion_signal._hv
         ptype = lib.HSA_PACKET_TYPE_BARRIER_AND if kind == "and" else lib.HSA_PACKET_TYPE_BARRIER_OR
         header = ((ptype << lib.HSA_PACKET_HEADER_TYPE) |
                   ((1 if barrier else 0) << lib.HSA_PACKET_HEADER_BARRIER) | fence_bits(fences))
         packet = _BARRIER.pack(header, 0, 0, *handles, 0, sig)
         with self._lock:
-            gen = lib.rocpy_aql_dispatch(self._aql, packet, b"", 0, 0)
+            gen = lib.rocpy_aql_dispatch(self._live_aql(), packet, b"", 0, 0)
             self._submitted(gen, (deps, completion_signal))
 
     def barrier_and(self, deps: Sequence[Signal | None], completion_signal: Signal | None = None,
@@ -616,7 +547,7 @@ class Queue(Handle):
         limit = check_timeout(timeout)
         deadline = None if limit is None else time.monotonic() + limit
         with self._lock:
-            gen = lib.rocpy_aql_close_segment(self._aql)
+            gen = lib.rocpy_aql_close_segment(self._live_aql())
             self._submitted(gen, None)
             closed = gen - 1
         ring = self._ring
@@ -634,19 +565,6 @@ class Queue(Handle):
     def kernarg_generation(self) -> int:
         """How many kernarg segments this queue has filled (for tests and diagnostics)."""
         return self._gen
-
-
-class _Retired:
-    """A PendingList check: has a kernarg generation retired."""
-
-    __slots__ = ("gen", "ring")
-
-    def __init__(self, ring: _Ring, gen: int) -> None:
-        self.ring = ring
-        self.gen = gen
-
-    def __call__(self) -> bool:
-        return self.ring.retired(self.gen)
 
 
 def _ffi_null() -> Any:

@@ -168,11 +168,6 @@ class Runtime(Handle):
         """
         self._require_open()
         _, lib = api()
-        if isinstance(attribute, str):
-            value = const(attribute)
-            if value is None:
-                raise ValueError(f"these HSA headers have no {attribute}")
-            attribute = value
         return read_info(lib.hsa_system_get_info, (), attribute, kind, "hsa_system_get_info")
 
     @property

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from .._dispatcher import CallbackErrors, dispatcher
 from .._handle import Handle
 from ..errors import ClosedError, hsa_error
-from ._common import UINT32_MAX, api, check_timeout, ticks
+from ._common import UINT32_MAX, agent_handle, api, check_timeout, ticks
 
 if TYPE_CHECKING:
     from .agent import Agent
@@ -161,6 +161,8 @@ class Signal(Handle):
         if not _ops:
             _bind(lib)
         initial = _int64(initial, "initial")
+        if runtime is not None and not isinstance(runtime, Runtime):
+            raise TypeError(f"runtime must be an hsa.Runtime, not {type(runtime).__name__}")
         rt = runtime if runtime is not None else Runtime.current()
         rt._require_open()
         n = 0
@@ -170,7 +172,7 @@ class Signal(Handle):
             n = len(consumers)
             agents = ffi.new("hsa_agent_t[]", n)
             for i, a in enumerate(consumers):
-                agents[i] = a._require_open()
+                agents[i] = agent_handle(a, "each of consumers")
         out = ffi.new("hsa_signal_t *")
         st = lib.hsa_signal_create(initial, n, agents, out)
         if st:

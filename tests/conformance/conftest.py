@@ -26,7 +26,7 @@ import pytest
 import rocpy
 import rocpy.debug
 from kernels.compile import compile_cuda, compile_hip, find_hipcc, find_nvcc
-from live import hip_runtime_works, settle, spin_fill
+from live import hip_runtime_works, kernel_loader, settle, spin_fill
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BACKEND = rocpy.backend().name
@@ -117,11 +117,7 @@ def kernel_file(tmp_path_factory, _hip_runtime):
 @pytest.fixture
 def load(kernel_file, dev):
     """``load("vadd")`` -> the kernel, in a module loaded for this test."""
-    from rocpy import hip
-
-    def get(name: str):
-        return hip.Module.load(kernel_file(name), dev)[name]
-    return get
+    return kernel_loader(kernel_file, dev)
 
 
 @pytest.fixture

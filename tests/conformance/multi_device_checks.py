@@ -14,6 +14,7 @@ runs every check and prints one JSON object ``{check: "ok" | traceback}``,
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 import traceback
@@ -23,8 +24,13 @@ from typing import Any
 import numpy as np
 
 import rocpy
-import rocpy.debug
 from rocpy import hip
+
+# tests/live.py: on the path under pytest (tests/conftest.py), not when this runs as a script
+_TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if _TESTS not in sys.path:
+    sys.path.insert(0, _TESTS)
+from live import settle  # noqa: E402  (also test_multi_device.py's checks.settle)
 
 N = 256 * 1024 + 17          # elements (uint32 / float32): not a multiple of anything
 
@@ -325,18 +331,6 @@ CHECKS = [
     check_kernel_on_device1_reads_host_context_memory,
 ]
 NAMES = [fn.__name__[len("check_"):] for fn in CHECKS]
-
-
-def settle(timeout: float = 5.0) -> dict:
-    for i in range(hip.device_count()):
-        hip.Device(i).synchronize()
-    deadline = time.monotonic() + timeout
-    while True:
-        rocpy.debug.collect()
-        live = rocpy.debug.live_objects()
-        if not live or time.monotonic() > deadline:
-            return live
-        time.sleep(0.02)
 
 
 def main(argv: list[str]) -> int:

@@ -17,7 +17,7 @@ import pytest
 import rocpy
 import rocpy.debug
 from kernels.compile import compile_hip, find_hipcc
-from live import hip_runtime_works, settle, spin_fill
+from live import hip_runtime_works, kernel_loader, settle, spin_fill
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SPIN_SOURCE = os.path.join(os.path.dirname(HERE), "conformance", "kernels", "spin_fill.hip")
@@ -88,11 +88,7 @@ def kernel_file(kernel_cache, _hip_runtime):
 @pytest.fixture
 def load(kernel_file, dev):
     """``load("vadd")`` -> the kernel, from a module loaded for this test."""
-    from rocpy import hip
-
-    def get(name: str):
-        return hip.Module.load(kernel_file(name), dev)[name]
-    return get
+    return kernel_loader(kernel_file, dev)
 
 
 @pytest.fixture

@@ -194,15 +194,20 @@ def test_closing_a_busy_stream_hands_its_work_to_the_reaper(dev, spin, allocatio
 
 @pytest.mark.graphs
 def test_capture_mode_is_checked(dev):
+    entered = []
     with dev.create_stream() as s:
-        with pytest.raises(rocpy.InvalidValueError):
-            with s.capture(mode="sometimes"):
-                pass
+        with pytest.raises(rocpy.InvalidValueError, match="'sometimes'"):
+            with s.capture(mode="sometimes"):         # refused before any capture begins
+                entered.append("sometimes")
+        assert not s.is_capturing
         with s.capture() as g:
             with pytest.raises(rocpy.HipError) as info:
-                with s.capture():
-                    pass
+                with s.capture():                     # refused on entry, not at the end
+                    entered.append("nested")
             assert info.value.name == "hipErrorIllegalState"
+            assert s.is_capturing                     # the outer capture goes on
+        assert not s.is_capturing
+        assert entered == []
         g.instantiate().close()
 
 

@@ -9,6 +9,7 @@ import time
 
 import rocpy
 import rocpy.debug
+from live import settle as _settle  # tests/live.py (tests/conftest.py puts tests/ on sys.path)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -40,17 +41,8 @@ def wait_live(expected: dict, timeout: float = 5.0) -> dict:
 
 
 def settle(timeout: float = 10.0) -> dict:
-    """`quiesce` until nothing is alive (releases may trail work by a few ms) or `timeout`."""
-    from rocpy import hip
-    for i in range(hip.device_count()):
-        hip.Device(i).synchronize()
-    deadline = time.monotonic() + timeout
-    while True:
-        rocpy.debug.collect()
-        live = rocpy.debug.live_objects()
-        if not live or time.monotonic() > deadline:
-            return live
-        time.sleep(0.01)
+    """`live.settle` with this suite's longer timeout and shorter poll: what is alive at the end."""
+    return _settle(timeout, poll=0.01)
 
 
 def allocations() -> int:

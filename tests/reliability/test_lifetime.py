@@ -203,7 +203,12 @@ def test_fork_after_init_refuses_inherited_hsa_objects(py, kernel_paths):
                     fn(); codes.append("ok")
                 except rocpy.ClosedError as e:
                     codes.append("forked" in str(e))
-            os._exit(0 if codes == [True] * 4 else 1)
+            for fn in (lambda: hsa.Signal(1), hsa.Runtime, lambda: hsa.lib.hsa_system_get_info):
+                try:                # new objects: the child's HSA state is not usable either
+                    fn(); codes.append("ok")
+                except rocpy.ForkError as e:
+                    codes.append("forked" in str(e))
+            os._exit(0 if codes == [True] * 7 else 1)
         _, status = os.waitpid(pid, 0)
         print(status, sig.load())
     """)

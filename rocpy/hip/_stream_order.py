@@ -1,0 +1,130 @@
+"""Stream-ordered lifetime: what work enqueued on a stream uses (buffers,
+pageable host arrays, kernel arguments) is held until that work completes.
+
+What enqueued work uses gathers in the stream's unfenced batch (a one-item
+box, so the release recipe shares it without holding the stream).  Every
+`FENCE_EVERY` items (every item on per-thread and foreign streams, and at
+once where a release waits on it) a private event, a `_Fence`, is recorded
+after the batch, which moves to the stream's ordered `PendingList`; `poll`
+(``synchronize``, ``done``, the reaper's sweep) drops what the passed fences
+cover.  A stream closed or collected with work in flight hands its batch to
+rocpy's reaper, which drops it when the work completes.  While rocpy captures
+on the stream, nothing is fenced: the graph keeps what the captured work uses.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from .. import _reaper
+from .._handle import Handle
+from .._reaper import PendingList
+from ..errors import hip_error
+from ._api import api
+from .event import _Fence
+
+#: Items held before a fence is recorded (amortizes one event over many launches).
+FENCE_EVERY = 256
+
+
+def _hand_to_reaper(h: Any, dev_index: int, ctx: Any, objs: list) -> bool:
+    """Keep ``objs`` until the work enqueued on ``h`` so far completes (a fence
+    recorded now, polled by the reaper); False when no fence could be recorded."""
+    try:
+        fence = _Fence.record(h, dev_index, ctx)
+    except Exception:
+        return False
+    _reaper.keep_alive_until(fence.done, fence, objs)
+    return True
+
+
+def _destroy_stream(h: Any, dev_index: int, ctx: Any, box: list, pending: PendingList) -> None:
+    """Release recipe: hand in-flight keep-alives to the reaper, then ``hipStreamDestroy``."""
+    lib = api().lib
+    objs = box[0]
+    if objs:
+        box[0] = []
+        if not (_reaper.running() and _hand_to_reaper(h, dev_index, ctx, objs)):
+            lib.hipStreamSynchronize(h)
+        del objs
+    st = lib.hipStreamDestroy(h)
+    if st:
+        raise hip_error(st, "hipStreamDestroy")
+
+
+class _OrderedHandle(Handle):
+    """The stream-ordered keep-alive half of `Stream` (see the module docstring).
+
+    The subclass sets ``_capture`` (the graph rocpy captures into, or None),
+    ``_dev_index``, ``_ctx`` and ``_capturing_elsewhere()``.
+    """
+
+    __slots__ = ("_pending", "_unfenced", "_limit", "_lock")
+
+    _pending: PendingList
+    _unfenced: list
+    _limit: int
+    _capture: Any
+    _dev_index: int
+    _ctx: Any
+
+    def _init_order(self, box: list, pending: PendingList, limit: int) -> None:
+        self._pending = pending
+        self._unfenced = box
+        self._limit = limit
+        self._lock = threading.Lock()
+
+    def _capturing_elsewhere(self) -> bool:
+        raise NotImplementedError
+
+    def _hold(self, obj: Any) -> None:
+        """Keep ``obj`` until the work enqueued so far completes (batched fences)."""
+        u = self._unfenced[0]
+        u.append(obj)
+        if len(u) >= self._limit:
+            self._fence()
+
+    def _keep_alive(self, *objs: Any) -> None:
+        """The `Handle` contract: keep ``objs`` until the enqueued work completes, fencing now."""
+        self._unfenced[0].append(objs)
+        self._fence()
+
+    def _fence(self) -> None:
+        """Record a fence after what is held and move it to the ordered keep-alive list."""
+        if self._capture is not None or self._h is None:
+            return
+        box = self._unfenced
+        with self._lock:
+            objs = box[0]
+            if not objs or self._capturing_elsewhere():
+                return
+            box[0] = []
+        try:
+            fence = _Fence.record(self._h, self._dev_index, self._ctx)
+        except BaseException:
+            box[0].extend(objs)
+            raise
+        self._pending.keep_alive(fence.done, fence, objs)
+
+    def _take(self) -> list | None:
+        """Detach what is held so far (before a wait that completes it)."""
+        if self._capture is not None:
+            return None
+        box = self._unfenced
+        objs, box[0] = box[0], []
+        return objs
+
+    def _completed(self, taken: list | None = None) -> None:
+        """After a wait that completed this stream's work: drop what it held."""
+        del taken
+        self._pending.poll()
+
+    def _release_held(self) -> bool:
+        """Before a borrowed wrapper closes: hand what is held to the reaper.
+        False when no fence could be recorded: what is held stays, and the
+        caller synchronizes instead."""
+        objs = self._take()
+        if not objs or _hand_to_reaper(self._h, self._dev_index, self._ctx, objs):
+            return True
+        self._unfenced[0].extend(objs)
+        return False

@@ -1,0 +1,122 @@
+"""Copies and fills: `copy` (blocking), `copy_async` (the copy engine), `fill`.
+
+::
+
+    hsa.copy(dst, src, nbytes)                                  # hsa_memory_copy
+    hsa.copy_async(buf, host, 1 << 20, completion=sig, deps=[ready])
+    hsa.fill(buf, 0xFFFFFFFF)                                   # 32-bit words
+
+Ends are `Buffer`\\ s, `LockedMemory`, cffi pointers or int addresses;
+sizes are checked against the Buffers' and locked memory's sizes.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from .. import _reaper
+from ..errors import hsa_error
+from ._common import agent_handle, api, signal_handle
+from .locked import LockedMemory
+from .memory import Buffer
+
+if TYPE_CHECKING:
+    from .agent import Agent
+    from .signal import Signal
+
+def _address(x: Any, what: str) -> int:
+    """The address of a Buffer, LockedMemory, cffi pointer or int."""
+    if isinstance(x, (Buffer, LockedMemory)):
+        return x._require_open()
+    if isinstance(x, int) and not isinstance(x, bool):
+        return x
+    ffi, _ = api()
+    if isinstance(x, ffi.CData):
+        return int(ffi.cast("uintptr_t", x))
+    raise TypeError(f"{what} must be an hsa.Buffer, a locked host pointer, a cffi pointer or "
+                    f"an int address, not {type(x).__name__}")
+
+
+def _agent_of(x: Any, given: Agent | None, what: str) -> Any:
+    if given is not None:
+        return agent_handle(given, f"{what}_agent")
+    if isinstance(x, Buffer):
+        return x.agent._require_open()
+    if isinstance(x, LockedMemory):
+        return x.cpu._require_open()
+    raise ValueError(f"{what}: the agent of a raw address must be given ({what}_agent=)")
+
+
+def copy(dst: Any, src: Any, size: int) -> None:
+    """Copy `size` bytes now (hsa_memory_copy; blocks until done).
+
+    `dst` and `src` are Buffers, locked host memory, cffi pointers or int
+    addresses.
+    """
+    ffi, lib = api()
+    d, s = _address(dst, "dst"), _address(src, "src")
+    if size < 0:
+        raise ValueError(f"size must be non-negative, got {size}")
+    _check_fits(dst, size, "dst")
+    _check_fits(src, size, "src")
+    st = lib.hsa_memory_copy(ffi.cast("void *", d), ffi.cast("void *", s), size)
+    if st:
+        raise hsa_error(st, "hsa_memory_copy")
+
+
+def _check_fits(x: Any, size: int, what: str) -> None:
+    n = getattr(x, "size", None) if isinstance(x, (Buffer, LockedMemory)) else None
+    if n is not None and size > n:
+        raise ValueError(f"{what} has {n} bytes, the copy is {size} bytes")
+
+
+def copy_async(dst: Any, src: Any, size: int, *, completion: Signal, deps: Sequence[Signal] = (),
+               dst_agent: Agent | None = None, src_agent: Agent | None = None) -> None:
+    """Copy `size` bytes on the copy engine (hsa_amd_memory_async_copy).
+
+    Starts once every signal in `deps` is 0; decrements `completion` when
+    done.  The agents default to the buffers' owners (the CPU for locked
+    host memory); give them for raw addresses.  Buffers, locked memory and
+    signals stay alive until `completion` drops to 0 or below.
+    """
+    ffi, lib = api()
+    d, s = _address(dst, "dst"), _address(src, "src")
+    if size < 0:
+        raise ValueError(f"size must be non-negative, got {size}")
+    _check_fits(dst, size, "dst")
+    _check_fits(src, size, "src")
+    da, sa = _agent_of(dst, dst_agent, "dst"), _agent_of(src, src_agent, "src")
+    done = signal_handle(completion, "completion")
+    deps = list(deps)
+    handles = ffi.new("hsa_signal_t[]", max(len(deps), 1))
+    for i, dep in enumerate(deps):
+        handles[i] = signal_handle(dep, "each of deps")
+    st = lib.hsa_amd_memory_async_copy(ffi.cast("void *", d), da, ffi.cast("void *", s), sa, size,
+                                       len(deps), handles if deps else ffi.NULL, done)
+    if st:
+        raise hsa_error(st, "hsa_amd_memory_async_copy")
+    _reaper.keep_alive_until(completion._reached_zero, dst, src, completion, deps)
+
+
+def fill(dst: Any, value: int, count: int | None = None) -> None:
+    """Set `count` 32-bit words at `dst` to `value` (hsa_amd_memory_fill).
+
+    `count` defaults to the whole Buffer (its size must be a multiple of 4).
+    """
+    ffi, lib = api()
+    d = _address(dst, "dst")
+    if count is None:
+        n = getattr(dst, "size", None)
+        if n is None:
+            raise ValueError("fill of a raw address needs count=")
+        if n % 4:
+            raise ValueError(f"the buffer's {n} bytes are not whole 32-bit words: pass count=")
+        count = n // 4
+    if count < 0:
+        raise ValueError(f"count must be non-negative, got {count}")
+    _check_fits(dst, count * 4, "dst")
+    if not 0 <= value < 1 << 32:
+        raise ValueError(f"value must fit in 32 bits unsigned, got {value}")
+    st = lib.hsa_amd_memory_fill(ffi.cast("void *", d), value, count)
+    if st:
+        raise hsa_error(st, "hsa_amd_memory_fill")
