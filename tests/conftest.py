@@ -9,6 +9,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from kernels.compile import compile_hip, find_hipcc  # noqa: E402
+from live import kernel_loader, spin_fill  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -28,6 +29,20 @@ def hip_kernel(kernel_cache):
               flags: tuple[str, ...] = ()) -> str:
         return compile_hip(name, kernel_cache, archs, flags)
     return build
+
+
+@pytest.fixture
+def load(kernel_file, dev):
+    """``load("vadd")`` -> the kernel, from a module loaded for this test (the suites
+    that use it define ``kernel_file`` and ``dev``)."""
+    return kernel_loader(kernel_file, dev)
+
+
+@pytest.fixture
+def spin(load, dev):
+    """``spin(buf, value, ms, stream=None)``: enqueue a fill that takes about ``ms``
+    (a sleeping emulation on the stub)."""
+    yield from spin_fill(load, dev)
 
 
 def pytest_collection_modifyitems(config, items):

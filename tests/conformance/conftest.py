@@ -26,7 +26,7 @@ import pytest
 import rocpy
 import rocpy.debug
 from kernels.compile import compile_cuda, compile_hip, find_hipcc, find_nvcc
-from live import hip_runtime_works, kernel_loader, settle, spin_fill
+from live import hip_runtime_works, settle
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BACKEND = rocpy.backend().name
@@ -113,17 +113,6 @@ def kernel_file(tmp_path_factory, _hip_runtime):
         return compile_hip(name, cache, (arch,))
     return build
 
-
-@pytest.fixture
-def load(kernel_file, dev):
-    """``load("vadd")`` -> the kernel, in a module loaded for this test."""
-    return kernel_loader(kernel_file, dev)
-
-
-@pytest.fixture
-def spin(load, dev):
-    """``spin(buf, value, ms, stream=None)``: enqueue a fill that takes about ``ms``."""
-    yield from spin_fill(load, dev)
 
 
 @pytest.fixture

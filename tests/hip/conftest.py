@@ -17,7 +17,7 @@ import pytest
 import rocpy
 import rocpy.debug
 from kernels.compile import compile_hip, find_hipcc
-from live import hip_runtime_works, kernel_loader, settle, spin_fill
+from live import hip_runtime_works, settle
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SPIN_SOURCE = os.path.join(os.path.dirname(HERE), "conformance", "kernels", "spin_fill.hip")
@@ -84,17 +84,6 @@ def kernel_file(kernel_cache, _hip_runtime):
         return compile_hip(name, kernel_cache, (arch,))
     return build
 
-
-@pytest.fixture
-def load(kernel_file, dev):
-    """``load("vadd")`` -> the kernel, from a module loaded for this test."""
-    return kernel_loader(kernel_file, dev)
-
-
-@pytest.fixture
-def spin(load, dev):
-    """``spin(buf, value, ms, stream=None)``: a fill taking about ``ms`` (sleeps on the stub)."""
-    yield from spin_fill(load, dev)
 
 
 @pytest.fixture
