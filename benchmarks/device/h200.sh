@@ -7,6 +7,7 @@
 #   bash benchmarks/device/h200.sh OUTDIR [pytest args]   # on the GPU machine
 #
 # OUTDIR receives: build.log (machine, build, backend), conformance.{log,xml},
+# reliability.{log,xml} (the misuse, kernel and thread tests on the real runtime),
 # hip_ref.json (the C reference), hip_overhead.json, bench.json + bench.png
 # (rocpy bench --compare), info.json (rocpy info).
 set -uo pipefail
@@ -28,10 +29,12 @@ export CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 suites=$(for d in tests/raw/hip tests/conformance tests/hip; do [ -d "$d" ] && echo "$d"; done)
 timeout 300 python3 -m pytest -q -p no:cacheprovider -rs --junitxml="$out/conformance.xml" \
   $suites "$@" > "$out/conformance.log" 2>&1
+timeout 300 python3 -m pytest -q -p no:cacheprovider -rs --junitxml="$out/reliability.xml" \
+  tests/reliability "$@" > "$out/reliability.log" 2>&1
 timeout 120 bash benchmarks/c/hip_ref.sh nvidia > "$out/hip_ref.json" 2>>"$out/build.log"
 timeout 180 python3 benchmarks/bench_hip_overhead.py --json "$out/hip_overhead.json" >> "$out/build.log" 2>&1
 timeout 300 python3 -m rocpy bench --compare --plain --no-progress \
   --json "$out/bench.json" --plot "$out/bench.png" >> "$out/build.log" 2>&1
 timeout 60 python3 -m rocpy info --json > "$out/info.json" 2>>"$out/build.log"
-tail -3 "$out/conformance.log"
+tail -3 "$out/conformance.log" "$out/reliability.log"
 exit 0

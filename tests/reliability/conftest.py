@@ -1,16 +1,21 @@
 """Fixtures of the reliability suite: misuse, load, faults, lifetime, soak (issue 12).
 
-Every test here runs on the stub (it counts the stub's allocations and
-injects its faults) and ends with nothing leaked: ``rocpy.debug.live_objects()``
-back to ``{}`` and the stub's live allocation count back to where it was,
-once every device is idle.  Tests that must watch a process die, exit or
-fork run their code in a subprocess (`run_py`).
+Every test ends with nothing leaked: ``rocpy.debug.live_objects()`` back to
+``{}`` and, on the stub, its live allocation count back to where it was, once
+every device is idle.  Tests that must watch a process die, exit or fork run
+their code in a subprocess on the stub (`run_py`).
+
+On a real backend (amd, nvidia) the in-process tests run too: the misuse
+tables, kernels and threads meet the real runtime.  What needs the stub — its
+fault injection, allocation counters, two simulated devices, subprocesses
+(`py`), crash corpus — is skipped there, saying why.
 
 ``ROCPY_SLOW=1`` runs the long variants (``slow``): 10^5 soak cycles, longer
 thread runs, more hypothesis examples.
 """
 from __future__ import annotations
 
+import importlib
 import time
 
 import pytest
@@ -20,15 +25,25 @@ import rocpy
 import rocpy.debug
 
 
+# whole modules built on the stub's faults, counters or simulated devices
+STUB_MODULES = {"test_faults.py", "test_soak.py", "test_crashfind.py", "test_misuse_devices.py",
+                "test_state_machine.py"}
+
+
+def _needs_stub(item) -> bool:
+    return (item.fspath.basename in STUB_MODULES or "py" in getattr(item, "fixturenames", ())
+            or item.get_closest_marker("stub_only") is not None)
+
+
 def pytest_collection_modifyitems(config, items):
     info = rocpy.backend()
     for item in items:
         if not str(item.fspath).startswith(HERE):
             continue
-        if not info.is_stub:
+        if not info.is_stub and _needs_stub(item):
             item.add_marker(pytest.mark.skip(
-                reason=f"the reliability suite drives the stub's faults and counters; "
-                       f"the backend is {info.name}"))
+                reason=f"needs the stub (fault injection, allocation counters, simulated "
+                       f"devices or a stub subprocess); the backend is {info.name}"))
         elif "slow" in item.keywords and not SLOW:
             item.add_marker(pytest.mark.skip(reason="long variant: set ROCPY_SLOW=1"))
 
@@ -46,13 +61,13 @@ def _frozen_heap():
 @pytest.fixture(autouse=True)
 def no_leaks():
     """Nothing rocpy owns, and no stub allocation, outlives a test; no fault stays armed."""
-    import rocpy.stub
     before_live = rocpy.debug.live_objects()
     if before_live:
         before_live = settle()   # the previous test (elsewhere) left work in flight
     before = allocations()
     yield
-    rocpy.stub.clear_faults()
+    if before is not None:
+        importlib.import_module("rocpy.stub").clear_faults()
     live = settle()
     assert live == {}, f"rocpy objects alive after the test: {live} (before: {before_live})"
     deadline = time.monotonic() + 5.0
@@ -62,9 +77,22 @@ def no_leaks():
 
 
 @pytest.fixture(scope="session")
-def kernel_paths(hip_kernel):
-    """Compiled test kernels for gfx90a (the stub's default): ``{"vadd": path, ...}``."""
-    return {name: hip_kernel(name) for name in ("vadd", "fill", "empty")}
+def kernel_paths(kernel_cache, request):
+    """Compiled test kernels: ``{"vadd": path, ...}`` for gfx90a (the stub's default, and
+    what the stub subprocesses load), cubins for Device(0) on nvidia."""
+    names = ("vadd", "fill", "empty")
+    if rocpy.backend().name == "nvidia":
+        from kernels.compile import compile_cuda, find_nvcc
+        from rocpy import hip
+        if find_nvcc() is None:
+            pytest.skip("nvcc not found: no kernels for the nvidia backend")
+        return {n: compile_cuda(n, kernel_cache, hip.Device(0).arch) for n in names}
+    if rocpy.backend().name == "amd":
+        from rocpy import hip
+        build = request.getfixturevalue("hip_kernel")
+        return {n: build(n, (hip.Device(0).arch,)) for n in names}
+    build = request.getfixturevalue("hip_kernel")
+    return {name: build(name) for name in names}
 
 
 @pytest.fixture

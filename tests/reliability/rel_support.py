@@ -1,6 +1,7 @@
 """Helpers of the reliability suite (imported by its conftest and tests)."""
 from __future__ import annotations
 
+import importlib
 import os
 import subprocess
 import sys
@@ -45,9 +46,11 @@ def settle(timeout: float = 10.0) -> dict:
     return _settle(timeout, poll=0.01)
 
 
-def allocations() -> int:
-    import rocpy.stub
-    return rocpy.stub.live_allocations()
+def allocations() -> int | None:
+    """The stub's live allocation count; None on a real backend (no such counter)."""
+    if not rocpy.backend().is_stub:
+        return None
+    return importlib.import_module("rocpy.stub").live_allocations()
 
 
 def run_py(code: str, env: dict | None = None, timeout: float = 60.0,

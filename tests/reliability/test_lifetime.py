@@ -260,6 +260,7 @@ def test_fork_before_init_is_fine(py, kernel_paths):
 
 # ---- device reset -----------------------------------------------------------------------------------
 
+@pytest.mark.stub_only
 def test_reset_releases_what_survives_it(dev, kernel_paths):
     """Regression: a reset abandoned modules and events, which hipamd (and the stub) keep:
     their memory leaked.  Now they are released with the reset."""
