@@ -208,7 +208,7 @@ def unsigned(value: Any, bits: int, what: str) -> int:
         raise TypeError(f"{what} must be an int, not {type(value).__name__}")
     value = operator.index(value)
     if not 0 <= value < 1 << bits:
-        raise ValueError(f"{what} must be in [0, 2**{bits}), got {value}")
+        raise ValueError(f"{what} must fit in {bits} bits unsigned, got {value}")
     return value
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import _reaper
 from ..errors import hsa_error
-from ._common import agent_handle, api, signal_handle
+from ._common import agent_handle, api, signal_handle, unsigned
 from .locked import LockedMemory
 from .memory import Buffer
 
@@ -54,14 +54,19 @@ def copy(dst: Any, src: Any, size: int) -> None:
     addresses.
     """
     ffi, lib = api()
-    d, s = _address(dst, "dst"), _address(src, "src")
-    if size < 0:
-        raise ValueError(f"size must be non-negative, got {size}")
-    _check_fits(dst, size, "dst")
-    _check_fits(src, size, "src")
+    d, s, size = _ends(dst, src, size)
     st = lib.hsa_memory_copy(ffi.cast("void *", d), ffi.cast("void *", s), size)
     if st:
         raise hsa_error(st, "hsa_memory_copy")
+
+
+def _ends(dst: Any, src: Any, size: Any) -> tuple[int, int, int]:
+    """The addresses of a copy's two ends and its checked size (each end must hold it)."""
+    d, s = _address(dst, "dst"), _address(src, "src")
+    size = unsigned(size, 64, "size")
+    _check_fits(dst, size, "dst")
+    _check_fits(src, size, "src")
+    return d, s, size
 
 
 def _check_fits(x: Any, size: int, what: str) -> None:
@@ -80,11 +85,7 @@ def copy_async(dst: Any, src: Any, size: int, *, completion: Signal, deps: Seque
     signals stay alive until `completion` drops to 0 or below.
     """
     ffi, lib = api()
-    d, s = _address(dst, "dst"), _address(src, "src")
-    if size < 0:
-        raise ValueError(f"size must be non-negative, got {size}")
-    _check_fits(dst, size, "dst")
-    _check_fits(src, size, "src")
+    d, s, size = _ends(dst, src, size)
     da, sa = _agent_of(dst, dst_agent, "dst"), _agent_of(src, src_agent, "src")
     done = signal_handle(completion, "completion")
     deps = list(deps)
@@ -112,11 +113,9 @@ def fill(dst: Any, value: int, count: int | None = None) -> None:
         if n % 4:
             raise ValueError(f"the buffer's {n} bytes are not whole 32-bit words: pass count=")
         count = n // 4
-    if count < 0:
-        raise ValueError(f"count must be non-negative, got {count}")
+    count = unsigned(count, 62, "count")
     _check_fits(dst, count * 4, "dst")
-    if not 0 <= value < 1 << 32:
-        raise ValueError(f"value must fit in 32 bits unsigned, got {value}")
+    value = unsigned(value, 32, "value")
     st = lib.hsa_amd_memory_fill(ffi.cast("void *", d), value, count)
     if st:
         raise hsa_error(st, "hsa_amd_memory_fill")
