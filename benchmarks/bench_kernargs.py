@@ -5,7 +5,10 @@ clang lays it out for code object v5: four explicit arguments and the
 hidden block count, group size, remainder, offset and grid-dims slots in a
 288-byte segment.  ``--file F --kernel K [--target T]`` measures a kernel of a
 real code object instead.  A bare ``struct.pack`` of the same values is the
-floor.
+floor.  Each case runs twice: through the public methods (the packer
+generated for the layout) and through the generic path (one converter call
+per argument, `KernargLayout._generic_pack`), the reference the generated
+packer must equal.
 
     python benchmarks/bench_kernargs.py [--json results/kernargs.json]
 """
@@ -72,18 +75,26 @@ def main() -> int:
     objects = (Buffer(ints[0]), Buffer(ints[1]), Buffer(ints[2]), np.int32(1 << 20))
     buffer = bytearray(4096)
     floor = struct.Struct("<QQQi")
-    rows = [
-        ("pack, 3 ints + int", per_call_us(lambda: layout.pack(ints, grid=grid, block=block))),
+    cases = [
+        ("pack, 3 ints + int",
+         lambda: layout.pack(ints, grid=grid, block=block),
+         lambda: layout._generic_pack(ints, grid=grid, block=block)),
         ("pack, 3 buffers + np.int32",
-         per_call_us(lambda: layout.pack(objects, grid=grid, block=block))),
-        ("pack_into bytearray", per_call_us(
-            lambda: layout.pack_into(buffer, 64, objects, grid=grid, block=block))),
-        ("struct.pack of the 4 values (floor)", per_call_us(lambda: floor.pack(*ints))),
+         lambda: layout.pack(objects, grid=grid, block=block),
+         lambda: layout._generic_pack(objects, grid=grid, block=block)),
+        ("pack_into bytearray",
+         lambda: layout.pack_into(buffer, 64, objects, grid=grid, block=block),
+         lambda: layout._generic_pack_into(buffer, 64, objects, grid=grid, block=block)),
     ]
+    floor_us = per_call_us(lambda: floor.pack(*ints))
+    rows = []
+    for name, fast, generic in cases:
+        rows += [(name, per_call_us(fast)), (f"{name} (generic)", per_call_us(generic))]
+    rows.append(("struct.pack of the 4 values (floor)", floor_us))
     print(f"{layout!r}  (Python {platform.python_version()}, {platform.machine()})")
     width = max(len(name) for name, _ in rows)
     for name, us in rows:
-        print(f"  {name:<{width}}  {us:6.2f} us")
+        print(f"  {name:<{width}}  {us:6.2f} us  {us / floor_us:5.1f}x floor")
     if opts.json:
         Path(opts.json).write_text(json.dumps({
             "benchmark": "kernargs", "layout": repr(layout),

@@ -22,6 +22,12 @@ fast path for the common exact types (``int``, ``float``) and otherwise:
 
 A converter raises `Reject`; the layout turns that into an exception naming
 the parameter.
+
+`inline_source` writes the same conversion as Python source for a generated
+packer (`rocpy.codeobject.kernargs`): the cheap cases above (exact ``int``,
+``float``, ``bytes``, numpy scalars of the exact size, ``.ptr``) are tested
+inline, anything else calls the converter, so what is accepted and how it is
+refused stay the converter's.
 """
 from __future__ import annotations
 
@@ -29,7 +35,7 @@ import functools
 import numbers
 import operator
 import struct
-from typing import Any, Callable, Optional, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from .metadata import KernelArg
 
@@ -72,15 +78,27 @@ def scalar_type(arg: KernelArg) -> Optional[str]:
     return None
 
 
+def _classify(arg: KernelArg) -> Tuple[str, Optional[str]]:
+    """``('pointer'|'float'|'integer'|'raw', signedness)`` of one explicit parameter."""
+    if arg.is_pointer and arg.size in _UINT_CODES:
+        return "pointer", None
+    kind = scalar_type(arg)
+    if kind == "float":
+        return "float", kind
+    if arg.size in _UINT_CODES:
+        return "integer", kind
+    return "raw", None
+
+
 def converter_for(arg: KernelArg) -> Tuple[str, Converter]:
     """The `struct` code and converter for one explicit parameter."""
     size = arg.size
-    if arg.is_pointer and size in _UINT_CODES:
+    what, kind = _classify(arg)
+    if what == "pointer":
         return _UINT_CODES[size], _pointer(size)
-    kind = scalar_type(arg)
-    if kind == "float":
+    if what == "float":
         return _FLOAT_CODES[size], _floating(size)
-    if size in _UINT_CODES:
+    if what == "integer":
         return _UINT_CODES[size], _integer(size, kind)
     return f"{size}s", _raw(size)
 
@@ -187,6 +205,7 @@ def _integer(size: int, kind: Optional[str]) -> Converter:
         raise Reject(f"{value} is out of range for a {what} ({lo}..{hi - 1})", is_type=False)
 
     exact_types = set()  # numpy integer scalar types of this size, seen before
+    float_bits = _float_bits(size) if size in _FLOAT_CODES else None
 
     def convert(x: Any) -> int:
         if type(x) is int:
@@ -202,16 +221,25 @@ def _integer(size: int, kind: Optional[str]) -> Converter:
             return int.from_bytes(data, "little")
         if isinstance(x, numbers.Integral):
             return check(operator.index(x))
-        if isinstance(x, numbers.Real) and kind is None and size in _FLOAT_CODES:
-            try:
-                return int.from_bytes(struct.pack("<" + _FLOAT_CODES[size], float(x)), "little")
-            except OverflowError:
-                raise Reject(f"{x!r} does not fit a {size}-byte float", is_type=False) from None
+        if isinstance(x, numbers.Real) and kind is None and float_bits is not None:
+            return float_bits(x)
         if size == 8 and kind is None and (hasattr(x, "ptr") or
                                            type(x).__module__ == "_cffi_backend"):
             return _address(x, size)
         raise Reject(f"expected an integer for a {what}, got {_type_name(x)}")
     return convert
+
+
+def _float_bits(size: int) -> Callable[[Any], int]:
+    """A real number's bits as a ``size``-byte float (untyped parameters given a float)."""
+    pack = struct.Struct("<" + _FLOAT_CODES[size]).pack
+
+    def bits(x: Any) -> int:
+        try:
+            return int.from_bytes(pack(float(x)), "little")
+        except OverflowError:
+            raise Reject(f"{x!r} does not fit a {size}-byte float", is_type=False) from None
+    return bits
 
 
 def _floating(size: int) -> Converter:
@@ -249,3 +277,117 @@ def _raw(size: int) -> Converter:
                          "parameter", is_type=False)
         return view.tobytes()
     return convert
+
+
+# ---- inline conversion source for generated packers ------------------------------
+
+#: Classes registered with `register_pointer_type`: untyped 8-byte parameters
+#: take their ``.ptr`` inline, as the converter does after its other checks.
+_POINTER_TYPES: Set[type] = set()
+
+
+def register_pointer_type(cls: type) -> None:
+    """Let untyped 8-byte parameters (cubins' sizes-only layouts) take ``.ptr`` of
+    ``cls`` instances inline.
+
+    For classes that are only device pointers with an integer ``.ptr`` (rocpy
+    buffers): not numbers, bytes or numpy-like objects, for which the converter
+    would take another route before looking at ``.ptr``.  Pointer parameters
+    need no registration.
+    """
+    plain = (isinstance(cls, type) and hasattr(cls, "ptr") and cls.__name__ != "bool_"
+             and cls.__module__ != "_cffi_backend"
+             and not issubclass(cls, (numbers.Number, bytes, bytearray, memoryview))
+             and not (hasattr(cls, "dtype") and hasattr(cls, "tobytes")))
+    if not plain:
+        raise TypeError(f"{cls!r} is not a plain pointer class with a .ptr")
+    _POINTER_TYPES.add(cls)
+
+
+@functools.lru_cache(maxsize=None)
+def _numpy_types(kinds: str, size: int) -> FrozenSet[type]:
+    """numpy scalar types of dtype kind in ``kinds`` and ``size`` bytes (none without numpy)."""
+    try:
+        import numpy as np
+    except ImportError:  # pragma: no cover
+        return frozenset()
+    found = {t for t in np.sctypeDict.values() if isinstance(t, type) and issubclass(t, np.generic)}
+    return frozenset(t for t in found
+                     if np.dtype(t).kind in kinds and np.dtype(t).itemsize == size)
+
+
+def int_literal(n: int) -> str:
+    """An int as source text (only ints computed here reach generated code)."""
+    if type(n) is not int:
+        raise TypeError(f"not an int: {n!r}")
+    return repr(n)
+
+
+def inline_source(arg: KernelArg, i: int) -> Tuple[List[str], Dict[str, Any]]:
+    """Source lines setting ``v{i}`` from ``a{i}`` as ``c{i}`` (the converter) would.
+
+    The lines test exact types for which the result is known without the
+    converter and call ``c{i}(a{i})`` for anything else; they use the locals
+    ``t`` and ``p``, and the returned names (numpy types, helpers), which the
+    caller puts in the generated function's namespace.  Every name is made
+    from ``i``; every constant is an int literal.
+    """
+    size, (what, kind) = arg.size, _classify(arg)
+    a, v, c = f"a{i}", f"v{i}", f"c{i}"
+    names: Dict[str, Any] = {}
+
+    def exact(types: FrozenSet[type], prefix: str) -> str:
+        """``t is X0 or t is X1 ...`` over ``types``, the names kept in ``names``."""
+        tests = []
+        for j, t in enumerate(sorted(types, key=lambda t: t.__name__)):
+            names[f"{prefix}{i}_{j}"] = t
+            tests.append(f"t is {prefix}{i}_{j}")
+        return " or ".join(tests)
+
+    if what == "raw":
+        return [f"if type({a}) is bytes and len({a}) == {int_literal(size)}:",
+                f"    {v} = {a}",
+                "else:",
+                f"    {v} = {c}({a})"], names
+    lines = [f"t = type({a})"]
+    if what == "pointer":
+        limit = int_literal(1 << (8 * size))
+        lines += [f"if t is int and 0 <= {a} < {limit}:",
+                  f"    {v} = {a}",
+                  f"elif {a} is None:",
+                  f"    {v} = 0",
+                  "else:",
+                  f"    p = getattr({a}, 'ptr', None)",
+                  f"    {v} = p if type(p) is int and 0 <= p < {limit} else {c}({a})"]
+        return lines, names
+    if what == "float":
+        lines += ["if t is float:", f"    {v} = {a}"]
+        floats = _numpy_types("f", size)
+        if floats:
+            lines += [f"elif {exact(floats, 'F')}:", f"    {v} = float({a})"]
+        return lines + ["else:", f"    {v} = {c}({a})"], names
+    bits = 8 * size
+    lo = 0 if kind == "unsigned" else -(1 << (bits - 1))
+    hi = (1 << (bits - 1)) if kind == "signed" else (1 << bits)
+    mask = int_literal((1 << bits) - 1)
+    lines += [f"if t is int and {int_literal(lo)} <= {a} < {int_literal(hi)}:",
+              f"    {v} = {a} & {mask}" if lo < 0 else f"    {v} = {a}"]
+    ints = _numpy_types("iu", size)
+    if ints:  # operator.index: the int() the converter takes, at half the cost
+        names.update({f"I{i}": ints, "index": operator.index})
+        lines += [f"elif t in I{i}:", f"    {v} = index({a}) & {mask}"]
+    lines += ["elif t is bool:", f"    {v} = int({a})"]
+    if kind is None and size in _FLOAT_CODES:
+        names[f"B{i}"] = _float_bits(size)
+        lines += ["elif t is float:", f"    {v} = B{i}({a})"]
+        floats = _numpy_types("f", size)
+        if floats:
+            lines += [f"elif {exact(floats, 'F')}:",
+                      f"    {v} = int.from_bytes({a}.tobytes(), 'little')"]
+    if kind is None and size == 8:
+        names["POINTER_TYPES"] = _POINTER_TYPES
+        limit = int_literal(1 << 64)
+        lines += ["elif t in POINTER_TYPES:",
+                  f"    p = getattr({a}, 'ptr', None)",
+                  f"    {v} = p if type(p) is int and 0 <= p < {limit} else {c}({a})"]
+    return lines + ["else:", f"    {v} = {c}({a})"], names

@@ -24,18 +24,21 @@ is given in **work-items** with ``grid=`` (HSA's convention: AQL
 ``grid_size``) or in **blocks** with ``grid_blocks=`` (HIP's and CUDA's
 convention); exactly one of them.
 
-Everything that does not depend on the call is precomputed: one
-`struct.Struct` covers the whole segment, each parameter has a converter
-(`argconv`), and hidden values are cached per geometry, so `pack` is a
-list comprehension and one ``struct.pack``.
+Everything that does not depend on the call is precomputed: each parameter
+has a converter (`argconv`), the hidden arguments' bytes are cached per
+geometry, and a packing function specialised to the layout is generated
+once (`_specialise`), so `pack` is a few type tests per argument and one
+``struct.pack``.
 """
 from __future__ import annotations
 
+import functools
 import numbers
 import operator
 import struct
-from typing import (TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, NoReturn, Optional,
-                    Sequence, Tuple)
+from types import CodeType
+from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, NoReturn,
+                    Optional, Sequence, Tuple)
 
 from . import argconv
 from .errors import (ArgumentCountError, ArgumentTypeError, ArgumentValueError, CodeObjectError,
@@ -51,6 +54,7 @@ _GEOMETRY_KINDS = frozenset(
     [f"hidden_{what}_{axis}" for what in ("block_count", "group_size", "remainder")
      for axis in "xyz"] + ["hidden_grid_dims"])
 _CACHE_LIMIT = 256
+_UNSET = object()
 
 
 class KernargLayout:
@@ -78,19 +82,22 @@ class KernargLayout:
         self._hidden_kinds = [a.value_kind for a in self.hidden if a.size in _HIDDEN_CODES]
         hidden_slots = [(a, _HIDDEN_CODES[a.size]) for a in self.hidden
                         if a.size in _HIDDEN_CODES]
-        fmt, end = "<", 0
-        for arg, code in list(zip(self.params, self._codes)) + hidden_slots:
-            if arg.offset < end:
-                raise CodeObjectError(f"{name}: argument {arg.index} at offset {arg.offset} "
-                                      f"overlaps the previous one (ends at {end})")
-            fmt += f"{arg.offset - end}x{code}" if arg.offset > end else code
-            end = arg.offset + arg.size
+        explicit, self._explicit_end = _format(list(zip(self.params, self._codes)), 0, name)
+        tail, end = _format(hidden_slots, self._explicit_end, name)
         if end > size or size > MAX_KERNARG_SIZE:
             raise CodeObjectError(f"{name}: arguments end at {end} bytes, kernarg segment "
                                   f"is {size} bytes (limit {MAX_KERNARG_SIZE})")
-        self._struct = struct.Struct(fmt + (f"{size - end}x" if size > end else ""))
+        tail += f"{size - end}x" if size > end else ""
+        self._struct = struct.Struct("<" + explicit + tail)
+        # the hidden arguments, from the end of the explicit ones to the segment's end;
+        # the generated functions pack their bytes as one item
+        self._tail_struct = struct.Struct("<" + tail)
+        tail_bytes = f"{size - self._explicit_end}s" if self._hidden_kinds else tail
+        self._fast_struct = struct.Struct("<" + explicit + tail_bytes)
         self._needs_geometry = any(k in _GEOMETRY_KINDS for k in self._hidden_kinds)
         self._hidden_cache: Dict[Any, Tuple[int, ...]] = {}
+        self._tail_cache: Dict[Any, bytes] = {}
+        self._pack, self._pack_into = _specialise(self)
 
     def __repr__(self) -> str:
         return (f"<KernargLayout {self.name} {len(self.params)} args, "
@@ -151,6 +158,31 @@ class KernargLayout:
         ``hidden`` maps hidden value kinds (``"hidden_hostcall_buffer"``) to
         values that replace the defaults; kinds the kernel lacks are ignored.
         """
+        return self._pack(args, grid, block, grid_blocks, dynamic_lds, hidden)
+
+    def pack_into(self, buffer: Any, offset: int, args: Sequence[Any], *, grid: Dims = None,
+                  block: Dims = None, grid_blocks: Dims = None, dynamic_lds: int = 0,
+                  hidden: Optional[Mapping[str, int]] = None) -> None:
+        """Like `pack`, writing into ``buffer`` at ``offset`` (a multiple of ``alignment``)."""
+        self._pack_into(buffer, offset, args, grid, block, grid_blocks, dynamic_lds, hidden)
+
+    @property
+    def packers(self) -> Tuple[Callable[..., bytes], Callable[..., None]]:
+        """The generated ``(pack, pack_into)`` behind the methods, for hot loops.
+
+        Positional parameters: ``pack(args, grid, block, grid_blocks,
+        dynamic_lds, hidden)`` and ``pack_into(buffer, offset, args, grid,
+        block, grid_blocks, dynamic_lds, hidden)``; same results and errors as
+        the methods.
+        """
+        return self._pack, self._pack_into
+
+    # ---- the generic path: what the generated functions must equal ------------------
+
+    def _generic_pack(self, args: Sequence[Any], grid: Dims = None, block: Dims = None,
+                      grid_blocks: Dims = None, dynamic_lds: int = 0,
+                      hidden: Optional[Mapping[str, int]] = None) -> bytes:
+        """`pack` through the converters one by one (reference for tests and benchmarks)."""
         values = self._values(args, grid, block, grid_blocks, dynamic_lds, hidden)
         try:
             return self._struct.pack(*values)
@@ -158,29 +190,25 @@ class KernargLayout:
             self._diagnose(values)
             raise
 
-    def pack_into(self, buffer: Any, offset: int, args: Sequence[Any], *, grid: Dims = None,
-                  block: Dims = None, grid_blocks: Dims = None, dynamic_lds: int = 0,
-                  hidden: Optional[Mapping[str, int]] = None) -> None:
-        """Like `pack`, writing into ``buffer`` at ``offset`` (a multiple of ``alignment``)."""
+    def _generic_pack_into(self, buffer: Any, offset: int, args: Sequence[Any],
+                           grid: Dims = None, block: Dims = None, grid_blocks: Dims = None,
+                           dynamic_lds: int = 0,
+                           hidden: Optional[Mapping[str, int]] = None) -> None:
+        """`pack_into` through the converters one by one."""
         if offset < 0 or offset % self.alignment:
-            raise ValueError(f"{self.name}: kernarg offset {offset} is not a non-negative "
-                             f"multiple of the segment alignment {self.alignment}")
+            self._bad_offset(offset)
         values = self._values(args, grid, block, grid_blocks, dynamic_lds, hidden)
         try:
             self._struct.pack_into(buffer, offset, *values)
         except (struct.error, OverflowError):
-            room = memoryview(buffer).nbytes - offset
-            if room < self.size:
-                raise ValueError(f"{self.name}: the buffer has {max(room, 0)} bytes from offset "
-                                 f"{offset}, the kernarg segment needs {self.size}") from None
+            self._check_room(buffer, offset)
             self._diagnose(values)
             raise
 
     def _values(self, args: Sequence[Any], grid: Dims, block: Dims, grid_blocks: Dims,
                 dynamic_lds: int, hidden: Optional[Mapping[str, int]]) -> List[Any]:
         if len(args) != len(self._converters):
-            raise ArgumentCountError(f"{self.name}() takes {len(self._converters)} arguments "
-                                     f"({len(args)} given)")
+            self._count_error(args)
         try:
             values = [conv(a) for conv, a in zip(self._converters, args)]
         except argconv.Reject:
@@ -189,6 +217,23 @@ class KernargLayout:
             values += self.hidden_values(grid=grid, block=block, grid_blocks=grid_blocks,
                                          dynamic_lds=dynamic_lds, hidden=hidden)
         return values
+
+    # ---- errors (shared by the generic and the generated path) ---------------------
+
+    def _count_error(self, args: Sequence[Any]) -> NoReturn:
+        raise ArgumentCountError(f"{self.name}() takes {len(self._converters)} arguments "
+                                 f"({len(args)} given)")
+
+    def _bad_offset(self, offset: int) -> NoReturn:
+        raise ValueError(f"{self.name}: kernarg offset {offset} is not a non-negative "
+                         f"multiple of the segment alignment {self.alignment}")
+
+    def _check_room(self, buffer: Any, offset: int) -> None:
+        """After ``struct`` refused a pack_into: raise if the buffer is too small."""
+        room = memoryview(buffer).nbytes - offset
+        if room < self.size:
+            raise ValueError(f"{self.name}: the buffer has {max(room, 0)} bytes from offset "
+                             f"{offset}, the kernarg segment needs {self.size}") from None
 
     def _reject(self, args: Sequence[Any]) -> NoReturn:
         """Convert again one by one to find the refused argument, and raise naming it."""
@@ -208,6 +253,22 @@ class KernargLayout:
             except (struct.error, OverflowError) as exc:
                 raise ArgumentValueError(f"{self.describe(i)}: {values[i]!r} does not fit "
                                          f"({exc})", i, self.params[i].name) from None
+
+    def _hidden_tail(self, grid: Dims, block: Dims, grid_blocks: Dims, dynamic_lds: int,
+                     hidden: Optional[Mapping[str, int]]) -> bytes:
+        """The bytes from the end of the explicit arguments to the end of the segment,
+        cached per geometry as `hidden_values` is (the generated functions look here)."""
+        tail = self._tail_struct.pack(*self.hidden_values(
+            grid=grid, block=block, grid_blocks=grid_blocks, dynamic_lds=dynamic_lds,
+            hidden=hidden))
+        if hidden is None:
+            if len(self._tail_cache) >= _CACHE_LIMIT:
+                self._tail_cache.clear()
+            try:
+                self._tail_cache[grid, block, grid_blocks, dynamic_lds] = tail
+            except TypeError:  # unhashable (lists): fine, just not cached
+                pass
+        return tail
 
     def hidden_values(self, *, grid: Dims = None, block: Dims = None, grid_blocks: Dims = None,
                       dynamic_lds: int = 0,
@@ -281,3 +342,142 @@ def _geometry(grid: Dims, block: Dims, grid_blocks: Dims) -> Dict[str, int]:
         values[f"hidden_group_size_{axis}"] = m
         values[f"hidden_remainder_{axis}"] = n % m
     return values
+
+
+def _format(slots: Sequence[Tuple[KernelArg, str]], end: int, name: str) -> Tuple[str, int]:
+    """`struct` codes for ``slots`` (in offset order) placed from ``end``; and their end."""
+    fmt = ""
+    for arg, code in slots:
+        if arg.offset < end:
+            raise CodeObjectError(f"{name}: argument {arg.index} at offset {arg.offset} "
+                                  f"overlaps the previous one (ends at {end})")
+        fmt += f"{arg.offset - end}x{code}" if arg.offset > end else code
+        end = arg.offset + arg.size
+    return fmt, end
+
+
+# ---- the generated packers ------------------------------------------------------------
+#
+# `_specialise` writes the Python source of ``pack`` and ``pack_into`` for one
+# layout, with one block per parameter (`argconv.inline_source`), and compiles
+# it (once per distinct source, `_compile`).  For vadd(float*, float*, float*,
+# int) with hidden arguments, ``pack`` reads:
+#
+#     def pack(args, grid, block, grid_blocks, dynamic_lds, hidden):
+#         if len(args) != 4:
+#             count_error(args)
+#         a0, a1, a2, a3 = args
+#         try:
+#             t = type(a0)
+#             if t is int and 0 <= a0 < 18446744073709551616:
+#                 v0 = a0
+#             elif a0 is None:
+#                 v0 = 0
+#             else:
+#                 p = getattr(a0, 'ptr', None)
+#                 v0 = p if type(p) is int and 0 <= p < 18446744073709551616 else c0(a0)
+#             ...                                  # a1, a2 alike
+#             t = type(a3)
+#             if t is int and -2147483648 <= a3 < 4294967296:
+#                 v3 = a3 & 4294967295
+#             elif t in I3:                        # numpy int32, uint32
+#                 v3 = index(a3) & 4294967295
+#             ...                                  # bool, float, numpy floats
+#             else:
+#                 v3 = c3(a3)                      # the converter: anything else
+#         except Reject:
+#             reject(args)                         # the generic path names the argument
+#         if hidden is None:                       # the hidden arguments' bytes: those of
+#             ...                                  # the last call if given the same objects,
+#                                                  # else cached per geometry (`_hidden_tail`)
+#         try:
+#             return spack(v0, v1, v2, v3, tail)   # '<QQQI260s': the hidden bytes, one item
+#         except (struct_error, OverflowError):
+#             diagnose([v0, v1, v2, v3])
+#             raise
+#
+# ``pack_into`` is the same with the offset check first.  The source holds only
+# names made here and int literals; the layout's objects (converters, caches,
+# error helpers) are in the namespace it runs in.  An inline case answers only
+# where the converter would give the same value; a refusal reruns the generic
+# conversion, so the errors are the generic path's, raised in the same order.
+
+_PACK = """\
+def pack(args, grid, block, grid_blocks, dynamic_lds, hidden):
+{body}
+    try:
+        return spack({values})
+    except (struct_error, OverflowError):
+        diagnose([{explicit}])
+        raise
+
+
+def pack_into(buffer, offset, args, grid, block, grid_blocks, dynamic_lds, hidden):
+    if offset < 0 or offset % alignment:
+        bad_offset(offset)
+{body}
+    try:
+        spack_into(buffer, offset, {values})
+    except (struct_error, OverflowError):
+        check_room(buffer, offset)
+        diagnose([{explicit}])
+        raise
+"""
+
+_TAIL = """\
+if hidden is None:
+    m = last[0]
+    if grid is m[0] and block is m[1] and grid_blocks is m[2] and dynamic_lds is m[3]:
+        tail = m[4]
+    else:
+        try:
+            tail = tails[grid, block, grid_blocks, dynamic_lds]
+            last[0] = (grid, block, grid_blocks, dynamic_lds, tail)
+        except (KeyError, TypeError):
+            tail = make_tail(grid, block, grid_blocks, dynamic_lds, None)
+else:
+    tail = make_tail(grid, block, grid_blocks, dynamic_lds, hidden)"""
+
+
+def _indent(lines: Iterable[str], depth: int) -> List[str]:
+    return [" " * depth + line for line in lines]
+
+
+@functools.lru_cache(maxsize=256)
+def _compile(source: str) -> CodeType:
+    return compile(source, "<rocpy.codeobject generated packer>", "exec")
+
+
+def _specialise(layout: KernargLayout) -> Tuple[Callable[..., bytes], Callable[..., None]]:
+    """Generate and compile the layout's ``pack`` and ``pack_into`` (see above)."""
+    n = len(layout.params)
+    names: Dict[str, Any] = {
+        "Reject": argconv.Reject, "struct_error": struct.error,
+        "count_error": layout._count_error, "reject": layout._reject,
+        "diagnose": layout._diagnose, "bad_offset": layout._bad_offset,
+        "check_room": layout._check_room, "alignment": layout.alignment}
+    body = [f"if len(args) != {argconv.int_literal(n)}:", "    count_error(args)"]
+    explicit = [f"v{i}" for i in range(n)]
+    if n:
+        body.append(", ".join(f"a{i}" for i in range(n)) + ("," if n == 1 else "") + " = args")
+        slots = []
+        for i, (arg, conv) in enumerate(zip(layout.params, layout._converters)):
+            lines, extra = argconv.inline_source(arg, i)
+            slots += lines
+            names.update(extra)
+            names[f"c{i}"] = conv
+        body += ["try:"] + _indent(slots, 4) + ["except Reject:", "    reject(args)"]
+    values = list(explicit)
+    if layout._hidden_kinds:
+        body += _TAIL.splitlines()
+        values.append("tail")
+        # ``last``: the geometry objects of the latest cached call and their bytes, one
+        # tuple (replaced whole, so threads see a consistent one); only keys the
+        # cache holds get there, so a list mutated between calls is never reused
+        names.update(tails=layout._tail_cache, make_tail=layout._hidden_tail,
+                     last=[(_UNSET,) * 5])
+    names.update(spack=layout._fast_struct.pack, spack_into=layout._fast_struct.pack_into)
+    source = _PACK.format(body="\n".join(_indent(body, 4)), values=", ".join(values),
+                          explicit=", ".join(explicit))
+    exec(_compile(source), names)  # noqa: S102 - source made above from generated names
+    return names["pack"], names["pack_into"]

@@ -18,6 +18,7 @@ Launches use HIP's convention: ``grid`` counts **blocks** (not work-items),
 """
 from __future__ import annotations
 
+import functools
 import os
 import re
 import threading
@@ -35,23 +36,14 @@ from .device import Device, as_device
 from .stream import Stream, as_stream
 
 
-try:
-    from operator import call as _call  # Python 3.11+: calls without a Python frame
-except ImportError:  # pragma: no cover
-    def _call(fn: Any, arg: Any) -> Any:
-        return fn(arg)
-
-
-def _buffer_or(convert: Any) -> Any:
-    """A converter taking rocpy buffers' addresses first, else ``convert``."""
+@functools.cache
+def _register_buffers() -> None:
+    """Let sizes-only layouts (cubins: untyped 8-byte parameters) take rocpy buffers'
+    ``.ptr`` inline; pointer parameters of code object metadata need no registration."""
+    from ..codeobject.argconv import register_pointer_type
     from .memory import DeviceBuffer, HostBuffer, ManagedBuffer
-    buffers = frozenset({DeviceBuffer, HostBuffer, ManagedBuffer})
-
-    def fast(x: Any) -> Any:
-        if type(x) in buffers:
-            return x.ptr
-        return convert(x)
-    return fast
+    for cls in (DeviceBuffer, HostBuffer, ManagedBuffer):
+        register_pointer_type(cls)
 
 
 def _launch_param_keys() -> tuple[Any, Any, Any]:
@@ -269,7 +261,7 @@ class Kernel(Handle):
     __slots__ = ("_module", "_dev", "_dev_index", "_name", "_info", "_layout", "_pack_into",
                  "_geom_args", "_kbuf", "_kview", "_extra", "_size_p", "_fn", "_null",
                  "_lg", "_lb", "_ls", "_dims", "_max_threads", "_max_block", "_max_grid",
-                 "_max_shared", "_convs", "_spack", "_nullp", "_bufs", "_noargs")
+                 "_max_shared", "_nullp", "_bufs", "_noargs")
 
     _dims: tuple[int, int, int, int, int, int]
 
@@ -302,22 +294,12 @@ class Kernel(Handle):
             raise _api.fail("hipErrorNotFound", "Module[name]",
                             f"no metadata for kernel {name!r}: cannot lay out its arguments")
         k._layout = layout
-        k._pack_into = layout.pack_into
+        # the layout's generated pack_into, called positionally: (buffer, offset, args,
+        # grid, block, grid_blocks, dynamic_lds, hidden); it raises naming a bad argument
+        k._pack_into = layout.packers[1]
         k._geom_args = bool(layout.hidden)
-        # The packer's converters and struct, for a launch without hidden
-        # arguments to pack in one list comprehension and one pack_into; any
-        # problem falls back to layout.pack_into, which names the bad argument.
-        convs = getattr(layout, "_converters", None)
-        spack = getattr(getattr(layout, "_struct", None), "pack_into", None)
-        if k._geom_args or convs is None or spack is None:
-            k._convs, k._spack = None, None
-        else:
-            if k._info is None:
-                # a cubin's parameters are only sizes: 8-byte ones may be pointers,
-                # so let rocpy buffers skip the integer converter's general checks
-                convs = [_buffer_or(c) if p.size == 8 else c
-                         for c, p in zip(convs, layout.params)]
-            k._convs, k._spack = tuple(convs), spack
+        if k._info is None:
+            _register_buffers()
         k._nullp = ffi.NULL
         # nothing to pack (no parameters, no hidden arguments): one constant buffer serves all
         k._noargs = not layout.params and not layout.hidden
@@ -500,19 +482,10 @@ class Kernel(Handle):
         except IndexError:  # another thread is packing: use one more buffer
             kbuf, size_p, extra = self._new_buffer(self._layout.size)
             buf = (self._ffi_buffer(kbuf), extra, kbuf, size_p)
-        convs = self._convs
-        if convs is not None and len(args) == len(convs):
-            if convs:
-                try:
-                    self._spack(buf[0], 0, *map(_call, convs, args))
-                except Exception:
-                    self._pack_into(buf[0], 0, args)  # raises, naming the argument
-                    raise
-        elif self._geom_args:
-            self._pack_into(buf[0], 0, args, grid_blocks=grid, block=block,
-                            dynamic_lds=shared_mem)
+        if self._geom_args:
+            self._pack_into(buf[0], 0, args, None, block, grid, shared_mem, None)
         else:
-            self._pack_into(buf[0], 0, args)
+            self._pack_into(buf[0], 0, args, None, None, None, 0, None)
         st = self._fn(h, gx, gy, gz, bx, by, bz, shared_mem, sh, self._nullp, buf[1])
         bufs.append(buf)
         if st:
@@ -539,9 +512,9 @@ class Kernel(Handle):
         kbuf, size_p, extra = self._new_buffer(self._layout.size)
         view = self._ffi_buffer(kbuf)
         if self._geom_args:
-            self._pack_into(view, 0, args, grid_blocks=grid, block=block, dynamic_lds=shared_mem)
+            self._pack_into(view, 0, args, None, block, grid, shared_mem, None)
         else:
-            self._pack_into(view, 0, args)
+            self._pack_into(view, 0, args, None, None, None, 0, None)
         return kbuf, size_p, extra
 
     def _launch_captured(self, s: Stream, sh: Any, args: Sequence[Any], grid: Any, block: Any,

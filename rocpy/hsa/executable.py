@@ -230,6 +230,8 @@ class Kernel(Handle):
         self._kernarg_pad = max(0, self.kernarg_segment_size - self.layout.size)
         self._nargs = len(self.layout.params)
         self._packs = bool(self._nargs or self.layout.hidden)
+        # the layout's generated packer, positional: (args, grid, block, grid_blocks, lds, hidden)
+        self._pack = self.layout.packers[0]
         self._no_args = bytes(self.kernarg_segment_size)
         self._pad_bytes = bytes(self._kernarg_pad)
         # the bytes every dispatch copies to the kernarg ring
@@ -265,8 +267,8 @@ class Kernel(Handle):
             if args:
                 raise ArgumentCountError(f"{self.name}() takes 0 arguments ({len(args)} given)")
             return self._no_args
-        data = self.layout.pack(args, grid=grid, block=workgroup, dynamic_lds=dynamic_lds)
-        return data + bytes(self._kernarg_pad) if self._kernarg_pad else data
+        data = self._pack(args, grid, workgroup, None, dynamic_lds, None)
+        return data + self._pad_bytes if self._kernarg_pad else data
 
     def packet(self, grid: Any, workgroup: Any, *, barrier: bool = False, fences: Any = None,
                group_segment_size: int | None = None, private_segment_size: int | None = None,

@@ -386,7 +386,7 @@ class Queue(Handle):
         if kernel._h is None:
             raise kernel._closed_error()
         if kernel._packs:
-            kernarg = kernel.layout.pack(args, grid=grid, block=workgroup, dynamic_lds=dynamic_lds)
+            kernarg = kernel._pack(args, grid, workgroup, None, dynamic_lds, None)
             if kernel._kernarg_pad:
                 kernarg += kernel._pad_bytes
         elif args:
