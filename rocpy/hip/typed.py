@@ -116,6 +116,7 @@ class TypedBuffer:
 
 
 def _numpy_view(buffer: Buffer, dtype: Any, shape: Any, force: bool = False) -> np.ndarray:
+    buffer._require_open()            # a closed buffer says so first, whatever its kind
     if not (buffer._host_accessible or force):
         raise TypeError(f"a {type(buffer).__name__} is not host-accessible: copy it to the host "
                         "(copy_to) instead")

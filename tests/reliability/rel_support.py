@@ -22,6 +22,25 @@ def has_hsa() -> bool:
     return _backend.current().has_hsa
 
 
+def has_graphs() -> bool:
+    """Whether this backend's HIP has graphs and stream capture (HIP 5.x's NVIDIA platform has not)."""
+    from rocpy.hip._api import api
+    return api().has("hipGraphCreate")
+
+
+def needs_graphs(case_id: str) -> bool:
+    """Whether a misuse case (by its id) goes through graphs or stream capture."""
+    graph_words = ("Graph", "add_memset", "add_kernel", "add_copy", "add_host", "add_empty",
+                   "capture", "exec")
+    return any(word in case_id for word in graph_words)
+
+
+def skip_without_graphs(case_id: str) -> None:
+    import pytest
+    if needs_graphs(case_id) and not has_graphs():
+        pytest.skip("this backend's HIP has no graphs or stream capture")
+
+
 def quiesce() -> dict:
     """Wait for every device, collect garbage, drain the reaper once; what is still alive."""
     from rocpy import hip

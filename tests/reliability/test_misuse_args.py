@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from rel_support import skip_without_graphs
 
 import rocpy
 from rocpy import hip
@@ -226,6 +227,7 @@ def _exec(e):
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_bad_argument(case, env):
+    skip_without_graphs(case[0])
     _, fn, expected, status = case
     check(lambda: fn(env), expected, status)
     env["buf"].fill(1, stream=env["stream"])   # the process and the objects still work

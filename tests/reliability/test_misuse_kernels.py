@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from rel_support import has_graphs
 
 import rocpy
 from rocpy import hip
@@ -110,18 +111,33 @@ def _kind(p):
 
 @pytest.mark.parametrize("name", KERNELS)
 def test_parameter_lists_are_what_the_tables_assume(name, kernels):
+    _typed_params()
     assert tuple(_kind(p) for p in kernels[name].params) == PARAMS[name]
 
 
 def launchers(kernel, stream, dev):
-    """Kernel.launch, and Graph.add_kernel (the same packing and geometry checks)."""
-    g = hip.Graph(dev)
-    return g, {
-        "launch": lambda grid, block, args, shared_mem=0: kernel.launch(
-            grid, block, args, stream=stream, shared_mem=shared_mem),
-        "graph": lambda grid, block, args, shared_mem=0: g.add_kernel(
-            kernel, grid, block, args, shared_mem=shared_mem),
-    }
+    """Kernel.launch, and Graph.add_kernel (the same packing and geometry checks) where
+    the backend has graphs; the graph (None without) is checked empty by `_no_nodes`."""
+    how = {"launch": lambda grid, block, args, shared_mem=0: kernel.launch(
+        grid, block, args, stream=stream, shared_mem=shared_mem)}
+    g = hip.Graph(dev) if has_graphs() else None
+    if g is not None:
+        how["graph"] = lambda grid, block, args, shared_mem=0: g.add_kernel(
+            kernel, grid, block, args, shared_mem=shared_mem)
+    return g, how
+
+
+def _no_nodes(g):
+    if g is not None:
+        assert len(g) == 0
+        g.close()
+
+
+def _typed_params():
+    """Code objects (amd, stub) type each parameter; cubins give sizes only, so a wrong
+    type there is only caught where the size differs (the tables assume types)."""
+    if rocpy.backend().name == "nvidia":
+        pytest.skip("cubin parameters are sizes only: the type tables need code object metadata")
 
 
 def _still_works(kernel_name, kernels, bufs, stream):
@@ -139,14 +155,14 @@ def test_wrong_argument_count(name, count, kernels, bufs, stream, dev):
     for via, launch in how.items():
         with pytest.raises(ArgumentCountError, match=name):
             launch(1, 64, args)
-    assert len(g) == 0
-    g.close()
+    _no_nodes(g)
     _still_works(name, kernels, bufs, stream)
 
 
 @pytest.mark.parametrize("name,index,label,make,expected", TYPE_CASES,
                          ids=[f"{n}-arg{i}-{label}" for n, i, label, _, _ in TYPE_CASES])
 def test_wrong_argument_type_or_value(name, index, label, make, expected, kernels, bufs, stream, dev):
+    _typed_params()
     k = kernels[name]
     args = list(good_args(name, bufs))
     args[index] = make()
@@ -156,8 +172,7 @@ def test_wrong_argument_type_or_value(name, index, label, make, expected, kernel
             launch(1, 64, tuple(args))
         if expected is not rocpy.ClosedError:
             assert f"args[{index}]" in str(info.value), str(info.value)
-    assert len(g) == 0
-    g.close()
+    _no_nodes(g)
     _still_works(name, kernels, bufs, stream)
 
 
@@ -215,8 +230,7 @@ def test_launch_configuration_beyond_limits(label, grid, block, shared, expected
         else:
             with pytest.raises(expected):
                 launch(grid, block, args, shared_mem=shared)
-    assert len(g) == 0
-    g.close()
+    _no_nodes(g)
     _still_works("vadd", kernels, bufs, stream)
 
 
