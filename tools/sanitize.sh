@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Run the raw HSA tests against a sanitized build of the stub runtime.
+# Run the raw tests (tests/raw: the HSA and the HIP half) against a sanitized
+# build of the stub runtime.
 #
 #   tools/sanitize.sh asan [pytest args...]   AddressSanitizer + UBSan
 #   tools/sanitize.sh tsan [pytest args...]   ThreadSanitizer
@@ -68,10 +69,10 @@ WRAPPER
 fi
 
 log=$work/$mode.log
-echo "== running tests/raw/hsa with $runtime preloaded (log: $log)"
+echo "== running tests/raw with $runtime preloaded (log: $log)"
 set +e
 (cd "$src" && LD_PRELOAD=$runtime ROCPY_BACKEND=stub PYTHONPATH=$src \
-    "$python" -m pytest -q -p no:cacheprovider tests/raw/hsa "$@") >"$log" 2>&1
+    "$python" -m pytest -q -p no:cacheprovider tests/raw "$@") >"$log" 2>&1
 status=$?
 set -e
 tail -n 3 "$log"

@@ -106,6 +106,14 @@ hipError_t hip_stream_begin_op(hipStream_t handle, hip_stream_t **out, bool *cap
     return status;
 }
 
+hipError_t hip_stream_begin_transfer(hipStream_t handle, bool sync_api, hip_stream_t **out,
+                                     bool *capturing) {
+    if (!sync_api) return hip_stream_begin_op(handle, out, capturing);
+    *capturing = false;
+    hipError_t status = hip_capture_check_sync();
+    return status == hipSuccess ? hip_stream_resolve(handle, out) : status;
+}
+
 hipError_t hip_capture_node(hip_stream_t *s, hip_node_maker make, void *arg) {
     pthread_mutex_lock(&hip_capture_lock);
     hip_capture_t *c = s->capture;

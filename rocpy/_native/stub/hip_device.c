@@ -213,31 +213,23 @@ hipError_t hipDeviceGetLimit(size_t *pValue, enum hipLimit_t limit) {
     HIP_RETURN(hipSuccess);
 }
 
-hipError_t hipDeviceGetCacheConfig(hipFuncCache_t *cacheConfig) {
-    HIP_INIT_API();
-    if (!cacheConfig) HIP_RETURN(hipErrorInvalidValue);
-    *cacheConfig = hipFuncCachePreferNone;
-    HIP_RETURN(hipSuccess);
-}
-
-hipError_t hipDeviceSetCacheConfig(hipFuncCache_t cacheConfig) {
-    (void)cacheConfig;
-    HIP_INIT_API();
-    HIP_RETURN(hipSuccess);
-}
-
-hipError_t hipDeviceGetSharedMemConfig(hipSharedMemConfig *pConfig) {
-    HIP_INIT_API();
-    if (!pConfig) HIP_RETURN(hipErrorInvalidValue);
-    *pConfig = hipSharedMemBankSizeFourByte;
-    HIP_RETURN(hipSuccess);
-}
-
-hipError_t hipDeviceSetSharedMemConfig(hipSharedMemConfig config) {
-    (void)config;
-    HIP_INIT_API();
-    HIP_RETURN(hipSuccess);
-}
+/* Cache and LDS bank configurations are fixed, as in hipamd: the getters
+ * give its value, the setters accept anything and change nothing. */
+#define FIXED_CONFIG(type, value, get, set)                                   \
+    hipError_t get(type *config) {                                            \
+        HIP_INIT_API();                                                       \
+        if (!config) HIP_RETURN(hipErrorInvalidValue);                        \
+        *config = value;                                                      \
+        HIP_RETURN(hipSuccess);                                               \
+    }                                                                         \
+    hipError_t set(type config) {                                             \
+        (void)config;                                                         \
+        HIP_INIT_API();                                                       \
+        HIP_RETURN(hipSuccess);                                               \
+    }
+FIXED_CONFIG(hipFuncCache_t, hipFuncCachePreferNone, hipDeviceGetCacheConfig, hipDeviceSetCacheConfig)
+FIXED_CONFIG(hipSharedMemConfig, hipSharedMemBankSizeFourByte, hipDeviceGetSharedMemConfig,
+             hipDeviceSetSharedMemConfig)
 
 hipError_t hipGetDeviceFlags(unsigned int *flags) {
     HIP_INIT_API();

@@ -151,6 +151,7 @@ hipError_t hip_make_launch_node(hipGraph_t g, const hipGraphNode_t *deps, size_t
 hipError_t hip_make_memcpy_node(hipGraph_t g, const hipGraphNode_t *deps, size_t ndeps, void *arg,
                                 hipGraphNode_t *out) {
     const hipMemcpy3DParms *p = arg;
+    if (!p) return hipErrorInvalidValue;
     hip_op_t *op;
     hipError_t status = hip_memcpy3d_op(p, &op);
     if (status != hipSuccess) return status;
@@ -216,10 +217,17 @@ static hipError_t make_event_node(hipGraph_t g, const hipGraphNode_t *deps, size
     return add_node(g, deps, ndeps, n, out);
 }
 
-/* ---- API ------------------------------------------------------------- */
+static hipError_t make_record_node(hipGraph_t g, const hipGraphNode_t *deps, size_t ndeps, void *arg,
+                                   hipGraphNode_t *out) {
+    return make_event_node(g, deps, ndeps, arg, hipGraphNodeTypeEventRecord, out);
+}
 
-#define CHECK_ADD(pnode, graph, deps, ndeps)                                  \
-    if (!(pnode) || !(graph) || ((ndeps) > 0 && !(deps))) HIP_RETURN(hipErrorInvalidValue)
+static hipError_t make_wait_node(hipGraph_t g, const hipGraphNode_t *deps, size_t ndeps, void *arg,
+                                 hipGraphNode_t *out) {
+    return make_event_node(g, deps, ndeps, arg, hipGraphNodeTypeWaitEvent, out);
+}
+
+/* ---- API ------------------------------------------------------------- */
 
 hipError_t hipGraphCreate(hipGraph_t *pGraph, unsigned int flags) {
     HIP_INIT_API();
@@ -235,78 +243,61 @@ hipError_t hipGraphDestroy(hipGraph_t graph) {
     HIP_RETURN(hipSuccess);
 }
 
+/* hipGraphAdd*Node: the checks they share, then the node's maker (which
+ * refuses NULL parameters itself). */
+static hipError_t add_api(hipGraphNode_t *pnode, hipGraph_t graph, const hipGraphNode_t *deps,
+                          size_t ndeps, hip_node_maker make, const void *params) {
+    HIP_INIT_API();
+    if (!pnode || !graph || (ndeps > 0 && !deps)) HIP_RETURN(hipErrorInvalidValue);
+    HIP_RETURN(make(graph, deps, ndeps, (void *)params, pnode));
+}
+
 hipError_t hipGraphAddKernelNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
                                  const hipGraphNode_t *pDependencies, size_t numDependencies,
                                  const hipKernelNodeParams *pNodeParams) {
-    HIP_INIT_API();
-    CHECK_ADD(pGraphNode, graph, pDependencies, numDependencies);
-    if (!pNodeParams) HIP_RETURN(hipErrorInvalidValue);
-    HIP_RETURN(hip_make_kernel_node(graph, pDependencies, numDependencies, (void *)pNodeParams,
-                                    pGraphNode));
+    return add_api(pGraphNode, graph, pDependencies, numDependencies, hip_make_kernel_node, pNodeParams);
 }
 
 hipError_t hipGraphAddMemcpyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
                                  const hipGraphNode_t *pDependencies, size_t numDependencies,
                                  const hipMemcpy3DParms *pCopyParams) {
-    HIP_INIT_API();
-    CHECK_ADD(pGraphNode, graph, pDependencies, numDependencies);
-    if (!pCopyParams) HIP_RETURN(hipErrorInvalidValue);
-    HIP_RETURN(hip_make_memcpy_node(graph, pDependencies, numDependencies, (void *)pCopyParams,
-                                    pGraphNode));
+    return add_api(pGraphNode, graph, pDependencies, numDependencies, hip_make_memcpy_node, pCopyParams);
 }
 
 hipError_t hipGraphAddMemcpyNode1D(hipGraphNode_t *pGraphNode, hipGraph_t graph,
                                    const hipGraphNode_t *pDependencies, size_t numDependencies,
                                    void *dst, const void *src, size_t count, hipMemcpyKind kind) {
-    HIP_INIT_API();
-    CHECK_ADD(pGraphNode, graph, pDependencies, numDependencies);
     hip_memcpy1d_params_t p = {dst, src, count, kind};
-    HIP_RETURN(hip_make_memcpy1d_node(graph, pDependencies, numDependencies, &p, pGraphNode));
+    return add_api(pGraphNode, graph, pDependencies, numDependencies, hip_make_memcpy1d_node, &p);
 }
 
 hipError_t hipGraphAddMemsetNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
                                  const hipGraphNode_t *pDependencies, size_t numDependencies,
                                  const hipMemsetParams *pMemsetParams) {
-    HIP_INIT_API();
-    CHECK_ADD(pGraphNode, graph, pDependencies, numDependencies);
-    HIP_RETURN(hip_make_memset_node(graph, pDependencies, numDependencies, (void *)pMemsetParams,
-                                    pGraphNode));
+    return add_api(pGraphNode, graph, pDependencies, numDependencies, hip_make_memset_node, pMemsetParams);
 }
 
 hipError_t hipGraphAddHostNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
                                const hipGraphNode_t *pDependencies, size_t numDependencies,
                                const hipHostNodeParams *pNodeParams) {
-    HIP_INIT_API();
-    CHECK_ADD(pGraphNode, graph, pDependencies, numDependencies);
-    HIP_RETURN(hip_make_host_node(graph, pDependencies, numDependencies, (void *)pNodeParams,
-                                  pGraphNode));
+    return add_api(pGraphNode, graph, pDependencies, numDependencies, hip_make_host_node, pNodeParams);
 }
 
 hipError_t hipGraphAddEmptyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
                                 const hipGraphNode_t *pDependencies, size_t numDependencies) {
-    HIP_INIT_API();
-    CHECK_ADD(pGraphNode, graph, pDependencies, numDependencies);
-    HIP_RETURN(hip_make_empty_node(graph, pDependencies, numDependencies, NULL, pGraphNode));
+    return add_api(pGraphNode, graph, pDependencies, numDependencies, hip_make_empty_node, NULL);
 }
 
 hipError_t hipGraphAddEventRecordNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
                                       const hipGraphNode_t *pDependencies, size_t numDependencies,
                                       hipEvent_t event) {
-    HIP_INIT_API();
-    CHECK_ADD(pGraphNode, graph, pDependencies, numDependencies);
-    if (!event) HIP_RETURN(hipErrorInvalidValue);
-    HIP_RETURN(make_event_node(graph, pDependencies, numDependencies, event,
-                               hipGraphNodeTypeEventRecord, pGraphNode));
+    return add_api(pGraphNode, graph, pDependencies, numDependencies, make_record_node, event);
 }
 
 hipError_t hipGraphAddEventWaitNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
                                     const hipGraphNode_t *pDependencies, size_t numDependencies,
                                     hipEvent_t event) {
-    HIP_INIT_API();
-    CHECK_ADD(pGraphNode, graph, pDependencies, numDependencies);
-    if (!event) HIP_RETURN(hipErrorInvalidValue);
-    HIP_RETURN(make_event_node(graph, pDependencies, numDependencies, event,
-                               hipGraphNodeTypeWaitEvent, pGraphNode));
+    return add_api(pGraphNode, graph, pDependencies, numDependencies, make_wait_node, event);
 }
 
 /* hipamd's list convention: NULL array -> count; a short array gets the

@@ -242,6 +242,10 @@ hipError_t hip_memset_validate(void *dst, size_t elem, size_t width, size_t heig
  * hipErrorStreamCaptureImplicit for the legacy null stream while a blocking
  * stream is capturing. */
 hipError_t hip_stream_begin_op(hipStream_t handle, hip_stream_t **out, bool *capturing);
+/* The same for copies and fills; a synchronous one (sync_api) is refused
+ * while anything captures (hip_capture_check_sync) and never captures. */
+hipError_t hip_stream_begin_transfer(hipStream_t handle, bool sync_api, hip_stream_t **out,
+                                     bool *capturing);
 /* Record a node built by make(graph, deps, ndeps, arg) on capturing s. */
 typedef hipError_t (*hip_node_maker)(hipGraph_t graph, const hipGraphNode_t *deps,
                                      size_t ndeps, void *arg, hipGraphNode_t *node);

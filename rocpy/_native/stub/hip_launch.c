@@ -127,13 +127,14 @@ static void run_kernel(hip_op_t *op) {
                                l->group_segment, l->device};
     if (stub_fault_fire(ROCPY_STUB_FAULT_MEMORY_FAULT))
         stub_abort("hipModuleLaunchKernel",
-                   "Memory access fault by GPU node-%d on kernel %s (injected)", l->device, l->name);
-    int rc = stub_kernel_run(&d);
+                   "Memory access fault by GPU node-%d on kernel %s (injected)", l->device + 1, l->name);
+    uint64_t address;
+    int rc = stub_kernel_run(&d, &address);
     if (rc == STUB_KERNEL_MEMORY_FAULT)   /* as ROCclr reports a GPU memory fault, then aborts */
         stub_abort("hipModuleLaunchKernel",
                    "Memory access fault by GPU node-%d on address 0x%llx (kernel %s on device %d). "
                    "Reason: Page not present or supervisor privilege.", l->device + 1,
-                   (unsigned long long)stub_kernel_fault_address(), l->name, l->device);
+                   (unsigned long long)address, l->name, l->device);
     if (rc != 0)
         stub_abort("hipModuleLaunchKernel", "kernel %s failed on device %d (%s %d)", l->name,
                    l->device, rc < 0 ? "no emulation" : "emulation status", rc);

@@ -141,12 +141,8 @@ static hipError_t copy_2d(hipStream_t stream, void *dst, size_t dpitch, const vo
                           size_t spitch, size_t width, size_t height, hipMemcpyKind kind,
                           bool sync_api) {
     hip_stream_t *s;
-    bool capturing = false;
-    hipError_t status = sync_api ? hip_capture_check_sync() : hipSuccess;
-    if (status == hipSuccess) {
-        status = sync_api ? hip_stream_resolve(stream, &s)
-                          : hip_stream_begin_op(stream, &s, &capturing);
-    }
+    bool capturing;
+    hipError_t status = hip_stream_begin_transfer(stream, sync_api, &s, &capturing);
     if (status != hipSuccess) return status;
     if (capturing) {
         if (!dst || !src) return hipErrorInvalidValue;
@@ -185,12 +181,8 @@ hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t sp
 
 static hipError_t copy_3d(hipStream_t stream, const hipMemcpy3DParms *p, bool sync_api) {
     hip_stream_t *s;
-    bool capturing = false;
-    hipError_t status = sync_api ? hip_capture_check_sync() : hipSuccess;
-    if (status == hipSuccess) {
-        status = sync_api ? hip_stream_resolve(stream, &s)
-                          : hip_stream_begin_op(stream, &s, &capturing);
-    }
+    bool capturing;
+    hipError_t status = hip_stream_begin_transfer(stream, sync_api, &s, &capturing);
     if (status != hipSuccess) return status;
     if (capturing) return hip_capture_node(s, hip_make_memcpy_node, (void *)p);
     rect_desc_t d;

@@ -55,12 +55,8 @@ hipError_t hip_memset_validate(void *dst, size_t elem, size_t width, size_t heig
 static hipError_t fill(hipStream_t stream, void *dst, uint32_t value, size_t elem, size_t width,
                        size_t height, size_t pitch, bool sync_api) {
     hip_stream_t *s;
-    bool capturing = false;
-    hipError_t status = sync_api ? hip_capture_check_sync() : hipSuccess;
-    if (status == hipSuccess) {
-        status = sync_api ? hip_stream_resolve(stream, &s)
-                          : hip_stream_begin_op(stream, &s, &capturing);
-    }
+    bool capturing;
+    hipError_t status = hip_stream_begin_transfer(stream, sync_api, &s, &capturing);
     if (status != hipSuccess) return status;
     if (capturing) {
         hipMemsetParams p = {dst, (unsigned)elem, height, pitch, value, width};

@@ -13,9 +13,10 @@
  *   unsupported packet type              HSA_STATUS_ERROR_INVALID_PACKET_FORMAT
  *   the emulation fails (a wave trap)    HSA_STATUS_ERROR_EXCEPTION
  * Memory the GPU may not access (a kernel object loaded for another agent,
- * kernarg or buffer arguments not mapped to it) is a GPU memory fault: the
- * queue stops without a callback and the system event handlers run, then
- * the process aborts unless one of them handled it. */
+ * kernarg or buffer arguments not mapped to it, memory no allocation covers
+ * reached by the emulation: STUB_KERNEL_MEMORY_FAULT) is a GPU memory fault:
+ * the queue stops without a callback and the system event handlers run
+ * (ROCr's VMFaultHandler), then the process aborts unless one handled it. */
 #include "hsa_queue.h"
 
 #include <stdio.h>
@@ -131,8 +132,10 @@ static outcome_t dispatch(stub_queue_t *q, const hsa_kernel_dispatch_packet_t *p
     if (!grid[0] || !grid[1] || !grid[2]) return DONE;   /* no work-items: nothing runs */
     rocpy_stub_dispatch_t d = {k.name, (void *)kernarg, k.kernarg_size, {grid[0], grid[1], grid[2]},
                                {block[0], block[1], block[2]}, p->group_segment_size, q->agent->device};
-    int rc = stub_kernel_run(&d);
+    uint64_t address;
+    int rc = stub_kernel_run(&d, &address);
     if (rc == 0) return DONE;
+    if (rc == STUB_KERNEL_MEMORY_FAULT) return fault(q, address);
     if (rc < 0)
         fprintf(stderr, "rocpy stub: kernel '%s' has no emulation (rocpy.stub.register_kernel); "
                         "the dispatch fails as an invalid code object\n", k.name);

@@ -61,6 +61,31 @@ bool stub_hsa_is_open(void);
         if ((p) == NULL) return HSA_STATUS_ERROR_INVALID_ARGUMENT;           \
     } while (0)
 
+/* ---- memory orders (hsa_signal_ops.c, hsa_queue.c) -------------------- */
+
+/* The memory-order suffixes hsa.h declares for signal values and queue
+ * indices (acquire, release and acq_rel are the deprecated spellings of
+ * scacquire, screlease and scacq_screl), as X-macros: X(args..., suffix,
+ * order) for loads and stores, X(args..., suffix, order, failure order) for
+ * read-modify-writes, where a failed compare-and-swap is a load and drops
+ * the release half. */
+#define HSA_LOAD_ORDERS(X, ...)                                              \
+    X(__VA_ARGS__, relaxed, memory_order_relaxed)                            \
+    X(__VA_ARGS__, scacquire, memory_order_acquire)                          \
+    X(__VA_ARGS__, acquire, memory_order_acquire)
+#define HSA_STORE_ORDERS(X, ...)                                             \
+    X(__VA_ARGS__, relaxed, memory_order_relaxed)                            \
+    X(__VA_ARGS__, screlease, memory_order_release)                          \
+    X(__VA_ARGS__, release, memory_order_release)
+#define HSA_RMW_ORDERS(X, ...)                                               \
+    X(__VA_ARGS__, relaxed, memory_order_relaxed, memory_order_relaxed)      \
+    X(__VA_ARGS__, scacquire, memory_order_acquire, memory_order_acquire)    \
+    X(__VA_ARGS__, screlease, memory_order_release, memory_order_relaxed)    \
+    X(__VA_ARGS__, scacq_screl, memory_order_acq_rel, memory_order_acquire)  \
+    X(__VA_ARGS__, acquire, memory_order_acquire, memory_order_acquire)      \
+    X(__VA_ARGS__, release, memory_order_release, memory_order_relaxed)      \
+    X(__VA_ARGS__, acq_rel, memory_order_acq_rel, memory_order_acquire)
+
 /* ---- agents (hsa_agent.c) --------------------------------------------- */
 
 typedef struct stub_hsa_agent {

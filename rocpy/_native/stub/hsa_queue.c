@@ -252,46 +252,27 @@ static stub_queue_t *of(const hsa_queue_t *queue, const char *call) {
     uint64_t hsa_queue_load_##which##_index_##suffix(const hsa_queue_t *queue) {             \
         return atomic_load_explicit(&of(queue, "hsa_queue_load_" #which "_index_" #suffix)->which##_index, order); \
     }
-LOAD_INDEX(read, relaxed, memory_order_relaxed)
-LOAD_INDEX(read, scacquire, memory_order_acquire)
-LOAD_INDEX(read, acquire, memory_order_acquire)
-LOAD_INDEX(write, relaxed, memory_order_relaxed)
-LOAD_INDEX(write, scacquire, memory_order_acquire)
-LOAD_INDEX(write, acquire, memory_order_acquire)
+HSA_LOAD_ORDERS(LOAD_INDEX, read)
+HSA_LOAD_ORDERS(LOAD_INDEX, write)
 
 #define STORE_INDEX(which, suffix, order)                                                    \
     void hsa_queue_store_##which##_index_##suffix(const hsa_queue_t *queue, uint64_t value) { \
         atomic_store_explicit(&of(queue, "hsa_queue_store_" #which "_index_" #suffix)->which##_index, value, order); \
     }
-STORE_INDEX(read, relaxed, memory_order_relaxed)
-STORE_INDEX(read, screlease, memory_order_release)
-STORE_INDEX(read, release, memory_order_release)
-STORE_INDEX(write, relaxed, memory_order_relaxed)
-STORE_INDEX(write, screlease, memory_order_release)
-STORE_INDEX(write, release, memory_order_release)
+HSA_STORE_ORDERS(STORE_INDEX, read)
+HSA_STORE_ORDERS(STORE_INDEX, write)
 
-#define CAS_WRITE(suffix, order, fail)                                                       \
-    uint64_t hsa_queue_cas_write_index_##suffix(const hsa_queue_t *queue, uint64_t expected, uint64_t value) { \
-        stub_queue_t *q = of(queue, "hsa_queue_cas_write_index_" #suffix);                   \
-        atomic_compare_exchange_strong_explicit(&q->write_index, &expected, value, order, fail); \
+#define CAS_INDEX(which, suffix, order, fail)                                                \
+    uint64_t hsa_queue_cas_##which##_index_##suffix(const hsa_queue_t *queue, uint64_t expected, uint64_t value) { \
+        stub_queue_t *q = of(queue, "hsa_queue_cas_" #which "_index_" #suffix);              \
+        atomic_compare_exchange_strong_explicit(&q->which##_index, &expected, value, order, fail); \
         return expected;                                                                     \
     }
-CAS_WRITE(relaxed, memory_order_relaxed, memory_order_relaxed)
-CAS_WRITE(scacquire, memory_order_acquire, memory_order_acquire)
-CAS_WRITE(screlease, memory_order_release, memory_order_relaxed)
-CAS_WRITE(scacq_screl, memory_order_acq_rel, memory_order_acquire)
-CAS_WRITE(acquire, memory_order_acquire, memory_order_acquire)
-CAS_WRITE(release, memory_order_release, memory_order_relaxed)
-CAS_WRITE(acq_rel, memory_order_acq_rel, memory_order_acquire)
+HSA_RMW_ORDERS(CAS_INDEX, write)
 
-#define ADD_WRITE(suffix, order)                                                             \
-    uint64_t hsa_queue_add_write_index_##suffix(const hsa_queue_t *queue, uint64_t value) {  \
-        return atomic_fetch_add_explicit(&of(queue, "hsa_queue_add_write_index_" #suffix)->write_index, value, order); \
+#define ADD_INDEX(which, suffix, order, fail)                                                \
+    uint64_t hsa_queue_add_##which##_index_##suffix(const hsa_queue_t *queue, uint64_t value) { \
+        stub_queue_t *q = of(queue, "hsa_queue_add_" #which "_index_" #suffix);              \
+        return atomic_fetch_add_explicit(&q->which##_index, value, order);                   \
     }
-ADD_WRITE(relaxed, memory_order_relaxed)
-ADD_WRITE(scacquire, memory_order_acquire)
-ADD_WRITE(screlease, memory_order_release)
-ADD_WRITE(scacq_screl, memory_order_acq_rel)
-ADD_WRITE(acquire, memory_order_acquire)
-ADD_WRITE(release, memory_order_release)
-ADD_WRITE(acq_rel, memory_order_acq_rel)
+HSA_RMW_ORDERS(ADD_INDEX, write)

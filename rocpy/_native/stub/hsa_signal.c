@@ -343,23 +343,16 @@ uint32_t hsa_amd_signal_wait_any(uint32_t signal_count, hsa_signal_t *signals, h
     stub_signal_t *local[16] = {0};
     stub_signal_t **sigs = signal_count <= 16 ? local : malloc(signal_count * sizeof *sigs);
     if (!sigs) stub_abort(call, "out of memory");
-    uint32_t held = 0;
+    /* A signal destroyed during the wait ends it (UINT32_MAX), as in ROCr's
+     * Signal::WaitAny; one already dead aborts like every other signal call. */
+    for (uint32_t i = 0; i < signal_count; i++) sigs[i] = stub_sig_retain_or_abort(signals[i], call);
     uint32_t result = UINT32_MAX;
-    for (; held < signal_count; held++) {
-        sig_state_t state;
-        stub_sig_lookup(signals[held], &state);
-        if (state == SIG_BOGUS) stub_abort(call, "invalid signal handle 0x%llx at index %u",
-                                           (unsigned long long)signals[held].handle, held);
-        /* a destroyed signal ends the wait, as in ROCr's Signal::WaitAny */
-        if (!(sigs[held] = stub_sig_retain(signals[held]))) goto out;
-    }
     int r = stub_sig_wait_any(signal_count, sigs, conds, values, timeout_hint, satisfying_value);
     if (r >= 0) {
         atomic_thread_fence(memory_order_acquire);
         result = (uint32_t)r;
     }
-out:
-    for (uint32_t i = 0; i < held; i++) stub_sig_release(sigs[i]);
+    for (uint32_t i = 0; i < signal_count; i++) stub_sig_release(sigs[i]);
     if (sigs != local) free(sigs);
     return result;
 }

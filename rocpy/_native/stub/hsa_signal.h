@@ -42,6 +42,8 @@ stub_signal_t *stub_sig_lookup(hsa_signal_t handle, sig_state_t *state);
 /* Value operations and waits on a handle that is not live abort, as ROCr's
  * Signal::Convert throws and CATCHRET aborts. */
 stub_signal_t *stub_sig_or_abort(hsa_signal_t handle, const char *call);
+/* The same for the waits: a reference (stub_sig_release) to a live signal. */
+stub_signal_t *stub_sig_retain_or_abort(hsa_signal_t handle, const char *call);
 /* After every change of the value: wake whoever waits. */
 void stub_sig_notify(stub_signal_t *s);
 hsa_signal_value_t stub_sig_wait_one(stub_signal_t *s, hsa_signal_condition_t condition,

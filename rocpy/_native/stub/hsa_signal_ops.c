@@ -26,24 +26,20 @@ void stub_sig_add(stub_signal_t *s, int64_t value) {
 
 /* ---- loads and stores -------------------------------------------------------- */
 
-#define LOAD(suffix, order)                                                                   \
-    hsa_signal_value_t hsa_signal_load_##suffix(hsa_signal_t signal) {                        \
-        stub_signal_t *s = stub_sig_or_abort(signal, "hsa_signal_load_" #suffix);             \
+#define LOAD(op, suffix, order)                                                               \
+    hsa_signal_value_t hsa_signal_##op##_##suffix(hsa_signal_t signal) {                      \
+        stub_signal_t *s = stub_sig_or_abort(signal, "hsa_signal_" #op "_" #suffix);          \
         return atomic_load_explicit(&s->value, order);                                        \
     }
-LOAD(relaxed, RELAXED)
-LOAD(scacquire, ACQUIRE)
-LOAD(acquire, ACQUIRE)
+HSA_LOAD_ORDERS(LOAD, load)
 
-#define STORE(suffix, order)                                                                  \
-    void hsa_signal_store_##suffix(hsa_signal_t signal, hsa_signal_value_t value) {           \
-        stub_signal_t *s = stub_sig_or_abort(signal, "hsa_signal_store_" #suffix);            \
+#define STORE(op, suffix, order)                                                              \
+    void hsa_signal_##op##_##suffix(hsa_signal_t signal, hsa_signal_value_t value) {          \
+        stub_signal_t *s = stub_sig_or_abort(signal, "hsa_signal_" #op "_" #suffix);          \
         atomic_store_explicit(&s->value, value, order);                                       \
         stub_sig_notify(s);                                                                   \
     }
-STORE(relaxed, RELAXED)
-STORE(screlease, RELEASE)
-STORE(release, RELEASE)
+HSA_STORE_ORDERS(STORE, store)
 
 /* The doorbell hook still runs: writing a doorbell is what rings it. */
 #define SILENT_STORE(suffix, order)                                                           \
@@ -57,65 +53,49 @@ SILENT_STORE(screlease, RELEASE)
 
 /* ---- read-modify-write ---------------------------------------------------------- */
 
-#define RMW(op, fetch, suffix, order)                                                         \
+#define RMW(op, fetch, suffix, order, fail)                                                   \
     void hsa_signal_##op##_##suffix(hsa_signal_t signal, hsa_signal_value_t value) {          \
         stub_signal_t *s = stub_sig_or_abort(signal, "hsa_signal_" #op "_" #suffix);          \
         atomic_fetch_##fetch##_explicit(&s->value, value, order);                             \
         stub_sig_notify(s);                                                                   \
     }
-#define RMW_ALL_ORDERS(op, fetch)                                                             \
-    RMW(op, fetch, relaxed, RELAXED)                                                          \
-    RMW(op, fetch, scacquire, ACQUIRE)                                                        \
-    RMW(op, fetch, screlease, RELEASE)                                                        \
-    RMW(op, fetch, scacq_screl, ACQ_REL)                                                      \
-    RMW(op, fetch, acquire, ACQUIRE)                                                          \
-    RMW(op, fetch, release, RELEASE)                                                          \
-    RMW(op, fetch, acq_rel, ACQ_REL)
-RMW_ALL_ORDERS(add, add)
-RMW_ALL_ORDERS(subtract, sub)
-RMW_ALL_ORDERS(and, and)
-RMW_ALL_ORDERS(or, or)
-RMW_ALL_ORDERS(xor, xor)
+HSA_RMW_ORDERS(RMW, add, add)
+HSA_RMW_ORDERS(RMW, subtract, sub)
+HSA_RMW_ORDERS(RMW, and, and)
+HSA_RMW_ORDERS(RMW, or, or)
+HSA_RMW_ORDERS(RMW, xor, xor)
 
-#define EXCHANGE(suffix, order)                                                                 \
-    hsa_signal_value_t hsa_signal_exchange_##suffix(hsa_signal_t signal, hsa_signal_value_t value) { \
-        stub_signal_t *s = stub_sig_or_abort(signal, "hsa_signal_exchange_" #suffix);           \
+#define EXCHANGE(op, suffix, order, fail)                                                       \
+    hsa_signal_value_t hsa_signal_##op##_##suffix(hsa_signal_t signal, hsa_signal_value_t value) { \
+        stub_signal_t *s = stub_sig_or_abort(signal, "hsa_signal_" #op "_" #suffix);           \
         hsa_signal_value_t old = atomic_exchange_explicit(&s->value, value, order);             \
         stub_sig_notify(s);                                                                     \
         return old;                                                                             \
     }
-EXCHANGE(relaxed, RELAXED)
-EXCHANGE(scacquire, ACQUIRE)
-EXCHANGE(screlease, RELEASE)
-EXCHANGE(scacq_screl, ACQ_REL)
-EXCHANGE(acquire, ACQUIRE)
-EXCHANGE(release, RELEASE)
-EXCHANGE(acq_rel, ACQ_REL)
+HSA_RMW_ORDERS(EXCHANGE, exchange)
 
-/* A failed CAS is a load: its order drops the release half. */
-#define CAS(suffix, order, fail_order)                                                          \
-    hsa_signal_value_t hsa_signal_cas_##suffix(hsa_signal_t signal, hsa_signal_value_t expected, \
-                                               hsa_signal_value_t value) {                      \
-        stub_signal_t *s = stub_sig_or_abort(signal, "hsa_signal_cas_" #suffix);                \
+#define CAS(op, suffix, order, fail)                                                            \
+    hsa_signal_value_t hsa_signal_##op##_##suffix(hsa_signal_t signal, hsa_signal_value_t expected, \
+                                                  hsa_signal_value_t value) {                   \
+        stub_signal_t *s = stub_sig_or_abort(signal, "hsa_signal_" #op "_" #suffix);           \
         hsa_signal_value_t observed = expected;                                                 \
-        if (atomic_compare_exchange_strong_explicit(&s->value, &observed, value, order, fail_order)) \
+        if (atomic_compare_exchange_strong_explicit(&s->value, &observed, value, order, fail))  \
             stub_sig_notify(s);                                                                 \
         return observed;                                                                        \
     }
-CAS(relaxed, RELAXED, RELAXED)
-CAS(scacquire, ACQUIRE, ACQUIRE)
-CAS(screlease, RELEASE, RELAXED)
-CAS(scacq_screl, ACQ_REL, ACQUIRE)
-CAS(acquire, ACQUIRE, ACQUIRE)
-CAS(release, RELEASE, RELAXED)
-CAS(acq_rel, ACQ_REL, ACQUIRE)
+HSA_RMW_ORDERS(CAS, cas)
 
 /* ---- waits ------------------------------------------------------------------------- */
 
+stub_signal_t *stub_sig_retain_or_abort(hsa_signal_t handle, const char *call) {
+    stub_signal_t *s;
+    while (!(s = stub_sig_retain(handle))) stub_sig_or_abort(handle, call);   /* a dead handle: aborts */
+    return s;
+}
+
 static hsa_signal_value_t wait(hsa_signal_t signal, hsa_signal_condition_t condition, hsa_signal_value_t compare,
                                uint64_t timeout, const char *call) {
-    stub_signal_t *s = stub_sig_retain(signal);
-    if (!s) stub_sig_or_abort(signal, call);   /* aborts: not a live signal */
+    stub_signal_t *s = stub_sig_retain_or_abort(signal, call);
     hsa_signal_value_t v = stub_sig_wait_one(s, condition, compare, timeout);
     stub_sig_release(s);
     return v;

@@ -127,20 +127,20 @@ bool stub_worker_is_current(stub_worker_t *w);
 /* Look up the emulation of a kernel by its name (without the ".kd" suffix). */
 bool stub_kernel_lookup(const char *name, rocpy_stub_kernel_fn *fn, void **user);
 /* Run the emulation of d->name; returns 0, or -1 if none is registered, or
- * the emulation's non-zero status. */
-int stub_kernel_run(const rocpy_stub_dispatch_t *d);
+ * the emulation's non-zero status.  For STUB_KERNEL_MEMORY_FAULT,
+ * *fault_address is the first address out of reach the emulation met
+ * (stub_kernel_reach), 0 if it named none; otherwise 0. */
+int stub_kernel_run(const rocpy_stub_dispatch_t *d, uint64_t *fault_address);
 /* Register the C emulations built into the stub (called once at start). */
 void stub_register_builtin_kernels(void);
 /* What an emulation returns when the kernel would touch memory no allocation
- * covers (a GPU memory fault); stub_kernel_fault_address() then says where.
- * Positive, so runtimes that know no better report it as a kernel failure. */
+ * covers: a GPU memory fault for both runtimes (HSA: the system event
+ * handlers, then abort; HIP: abort, as ROCclr does). */
 #define STUB_KERNEL_MEMORY_FAULT 0x4d46
 /* For emulations: true when [ptr, ptr + size) lies inside one tracked
  * allocation (size 0: always); otherwise remembers the first address out of
- * reach for stub_kernel_fault_address() and returns false. */
+ * reach, for the stub_kernel_run under way, and returns false. */
 bool stub_kernel_reach(const void *ptr, size_t size);
-/* The address of the last memory fault an emulation reported. */
-uint64_t stub_kernel_fault_address(void);
 
 /* ---- fault injection -------------------------------------------------- */
 

@@ -2,7 +2,6 @@
  * whole dispatch on the host.  Python registers through
  * rocpy_stub_register_kernel; built-in C emulations are added at start. */
 #define _GNU_SOURCE  /* strdup, posix_memalign, strnlen under -std=c11 */
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,9 +83,17 @@ bool stub_kernel_lookup(const char *name, rocpy_stub_kernel_fn *fn, void **user)
     return e != NULL;
 }
 
-/* Faults are fatal (the runtime aborts, or a system event handler takes
- * over), so one process-wide slot is enough to say where. */
-static _Atomic uint64_t fault_address;
+/* Where the running emulation first met memory out of reach: one slot per
+ * thread (emulations run on the thread that dispatches them), holding the
+ * address + 1 so that 0 means none yet.  A pthread key, not _Thread_local:
+ * the extension is dlopen'ed (see hip_error.c). */
+static pthread_key_t fault_key;
+static pthread_once_t fault_once = PTHREAD_ONCE_INIT;
+
+static void fault_key_init(void) {
+    if (pthread_key_create(&fault_key, NULL) != 0)
+        stub_abort("kernel emulation", "no thread-local key");
+}
 
 bool stub_kernel_reach(const void *ptr, size_t size) {
     if (size == 0) return true;
@@ -96,15 +103,20 @@ bool stub_kernel_reach(const void *ptr, size_t size) {
         if (size <= a.base + a.size - p) return true;
         p = a.base + a.size;   /* the first byte past the allocation */
     }
-    atomic_store(&fault_address, (uint64_t)p);
+    pthread_once(&fault_once, fault_key_init);
+    if (!pthread_getspecific(fault_key)) pthread_setspecific(fault_key, (void *)(p + 1));
     return false;
 }
 
-uint64_t stub_kernel_fault_address(void) { return atomic_load(&fault_address); }
-
-int stub_kernel_run(const rocpy_stub_dispatch_t *d) {
+int stub_kernel_run(const rocpy_stub_dispatch_t *d, uint64_t *fault_address) {
     rocpy_stub_kernel_fn fn;
     void *user;
+    *fault_address = 0;
     if (!stub_kernel_lookup(d->name, &fn, &user)) return -1;
-    return fn(d, user);
+    pthread_once(&fault_once, fault_key_init);
+    pthread_setspecific(fault_key, NULL);
+    int rc = fn(d, user);
+    uintptr_t first = (uintptr_t)pthread_getspecific(fault_key);
+    if (rc == STUB_KERNEL_MEMORY_FAULT && first) *fault_address = first - 1;
+    return rc;
 }

@@ -34,6 +34,15 @@ def node_count(g):
     return n[0]
 
 
+def on_other_thread(fn):
+    """Run fn() to its end on a new thread; what it returned."""
+    result = []
+    t = threading.Thread(target=lambda: result.append(fn()))
+    t.start()
+    t.join()
+    return result[0]
+
+
 def run(g, s):
     x = ffi.new("hipGraphExec_t *")
     ok(lib.hipGraphInstantiate(x, g, ffi.NULL, ffi.NULL, 0))
@@ -165,11 +174,7 @@ def test_global_mode_forbids_allocation_in_every_thread():
     s = stream()
     ok(lib.hipStreamBeginCapture(s, GLOBAL))
     p = ffi.new("void **")
-    result = []
-    t = threading.Thread(target=lambda: result.append(lib.hipMalloc(p, 64)))
-    t.start()
-    t.join()
-    check(result[0], "hipErrorStreamCaptureUnsupported")
+    check(on_other_thread(lambda: lib.hipMalloc(p, 64)), "hipErrorStreamCaptureUnsupported")
     end(s, "hipErrorStreamCaptureInvalidated")
     ok(lib.hipStreamDestroy(s))
 
@@ -178,20 +183,16 @@ def test_global_mode_forbids_allocation_in_every_thread():
 def test_thread_exchange_to_relaxed_allows_allocation():
     s = stream()
     ok(lib.hipStreamBeginCapture(s, GLOBAL))
-    result = []
 
     def relaxed_thread():
         mode = ffi.new("hipStreamCaptureMode *", RELAXED)
-        result.append(lib.hipThreadExchangeStreamCaptureMode(mode))
-        result.append(mode[0])
+        result = [lib.hipThreadExchangeStreamCaptureMode(mode), mode[0]]
         p = ffi.new("void **")
         result.append(lib.hipMalloc(p, 64))
         result.append(lib.hipFree(p[0]))
+        return result
 
-    t = threading.Thread(target=relaxed_thread)
-    t.start()
-    t.join()
-    assert result == [lib.hipSuccess, GLOBAL, lib.hipSuccess, lib.hipSuccess]
+    assert on_other_thread(relaxed_thread) == [lib.hipSuccess, GLOBAL, lib.hipSuccess, lib.hipSuccess]
     g = end(s)
     ok(lib.hipGraphDestroy(g))
     ok(lib.hipStreamDestroy(s))
@@ -201,17 +202,13 @@ def test_thread_exchange_to_relaxed_allows_allocation():
 def test_thread_local_mode():
     s = stream()
     ok(lib.hipStreamBeginCapture(s, THREAD_LOCAL))
-    result = []
 
     def other():
         p = ffi.new("void **")
-        result.append(lib.hipMalloc(p, 64))
-        result.append(lib.hipFree(p[0]))
+        allocated = lib.hipMalloc(p, 64)
+        return allocated, lib.hipFree(p[0])
 
-    t = threading.Thread(target=other)
-    t.start()
-    t.join()
-    assert result == [lib.hipSuccess, lib.hipSuccess]
+    assert on_other_thread(other) == (lib.hipSuccess, lib.hipSuccess)
     p = ffi.new("void **")
     check(lib.hipMalloc(p, 64), "hipErrorStreamCaptureUnsupported")
     end(s, "hipErrorStreamCaptureInvalidated")
@@ -224,11 +221,7 @@ def test_relaxed_mode_allows_allocation_and_end_from_another_thread():
     ok(lib.hipStreamBeginCapture(s, RELAXED))
     d = malloc(64)
     ok(lib.hipFree(d))
-    graphs = []
-    t = threading.Thread(target=lambda: graphs.append(end(s)))
-    t.start()
-    t.join()
-    ok(lib.hipGraphDestroy(graphs[0]))
+    ok(lib.hipGraphDestroy(on_other_thread(lambda: end(s))))
     ok(lib.hipStreamDestroy(s))
 
 
@@ -236,12 +229,8 @@ def test_relaxed_mode_allows_allocation_and_end_from_another_thread():
 def test_end_from_another_thread_is_wrong_thread():
     s = stream()
     ok(lib.hipStreamBeginCapture(s, GLOBAL))
-    result = []
-    t = threading.Thread(target=lambda: result.append(
-        lib.hipStreamEndCapture(s, ffi.new("hipGraph_t *"))))
-    t.start()
-    t.join()
-    check(result[0], "hipErrorStreamCaptureWrongThread")
+    check(on_other_thread(lambda: lib.hipStreamEndCapture(s, ffi.new("hipGraph_t *"))),
+          "hipErrorStreamCaptureWrongThread")
     g = end(s)
     ok(lib.hipGraphDestroy(g))
     ok(lib.hipStreamDestroy(s))
@@ -302,11 +291,7 @@ def test_event_synchronize_during_global_capture():
     ok(lib.hipEventRecord(e, other))
     ok(lib.hipStreamSynchronize(other))
     ok(lib.hipStreamBeginCapture(s, GLOBAL))
-    result = []
-    t = threading.Thread(target=lambda: result.append(lib.hipEventSynchronize(e)))
-    t.start()
-    t.join()
-    check(result[0], "hipErrorStreamCaptureUnsupported")
+    check(on_other_thread(lambda: lib.hipEventSynchronize(e)), "hipErrorStreamCaptureUnsupported")
     end(s, "hipErrorStreamCaptureInvalidated")
     ok(lib.hipEventSynchronize(e))
     ok(lib.hipEventDestroy(e))

@@ -361,24 +361,36 @@ def test_injected_queue_error(vadd):
     ok(lib.hipFree(d))
 
 
-# stub: a memory fault in a kernel kills the process, as on hardware
+FILL_16 = """
+from rocpy import hip
+lib, ffi = hip.lib, hip.ffi
+m = ffi.new('hipModule_t *'); f = ffi.new('hipFunction_t *')
+assert lib.hipModuleLoad(m, {path!r}.encode()) == 0
+assert lib.hipModuleGetFunction(f, m[0], b'fill') == 0
+d = ffi.new('void **'); lib.hipMalloc(d, 64)                     # 16 unsigned
+print(hex(int(ffi.cast('uintptr_t', d[0])) + 64), flush=True)     # the first byte past them
+args = [ffi.new('void **', d[0]), ffi.new('unsigned *', 1), ffi.new('int *', {n})]
+p = ffi.new('void *[3]', [ffi.cast('void *', a) for a in args])
+{before}
+assert lib.hipModuleLaunchKernel(f[0], 1,1,1, {n},1,1, 0, ffi.NULL, p, ffi.NULL) == 0
+lib.hipDeviceSynchronize()
+print('survived')
+"""
+
+
+# stub: a memory fault in a kernel kills the process, as on hardware: an
+# injected one, and a kernel reaching past its buffer, whose report names the
+# first byte past it (as the HSA side's does)
 @stub_only
-def test_memory_fault_aborts(hip_kernel):
-    r = run_python(
-        "from rocpy import hip\n"
-        "lib, ffi = hip.lib, hip.ffi\n"
-        "m = ffi.new('hipModule_t *'); f = ffi.new('hipFunction_t *')\n"
-        f"assert lib.hipModuleLoad(m, {hip_kernel('fill')!r}.encode()) == 0\n"
-        "assert lib.hipModuleGetFunction(f, m[0], b'fill') == 0\n"
-        "d = ffi.new('void **'); lib.hipMalloc(d, 64)\n"
-        "args = [ffi.new('void **', d[0]), ffi.new('unsigned *', 1), ffi.new('int *', 16)]\n"
-        "p = ffi.new('void *[3]', [ffi.cast('void *', a) for a in args])\n"
-        "lib.rocpy_stub_inject(lib.ROCPY_STUB_FAULT_MEMORY_FAULT, 0, 1)\n"
-        "assert lib.hipModuleLaunchKernel(f[0], 1,1,1, 16,1,1, 0, ffi.NULL, p, ffi.NULL) == 0\n"
-        "lib.hipDeviceSynchronize()\n"
-        "print('survived')\n")
-    assert r.returncode != 0 and "survived" not in r.stdout
-    assert "Memory access fault" in r.stderr and "fill" in r.stderr
+@pytest.mark.parametrize("n,before,report", [
+    (16, "lib.rocpy_stub_inject(lib.ROCPY_STUB_FAULT_MEMORY_FAULT, 0, 1)",
+     "Memory access fault by GPU node-1 on kernel fill (injected)"),
+    (32, "", "Memory access fault by GPU node-1 on address {past} (kernel fill on device 0)"),
+], ids=["injected", "past the buffer"])
+def test_memory_fault_aborts(hip_kernel, n, before, report):
+    r = run_python(FILL_16.format(path=hip_kernel("fill"), n=n, before=before))
+    assert r.returncode == -6 and "survived" not in r.stdout, r.stderr
+    assert report.format(past=r.stdout.split()[0]) in r.stderr, r.stderr
 
 
 PROBE = """

@@ -1,6 +1,9 @@
-"""The stub's HIP half under ThreadSanitizer: c/hip_threads.c, built from the
-stub's C sources alone, runs eight threads over streams, events, the null and
-per-thread streams, allocations and captures, and checks its data."""
+"""The stub's HIP half under ThreadSanitizer, in C programs built from the
+stub's C sources alone: c/hip_threads.c runs eight threads over streams,
+events, the null and per-thread streams, allocations and captures, and
+checks its data; c/hip_destroy_race.c destroys a stream and an event while
+other threads launch, record, query and synchronize on them (the stub's
+hip_hold).  C, not Python: the GIL would order the threads for TSan."""
 from __future__ import annotations
 
 import glob
@@ -18,32 +21,49 @@ STUB = os.path.join(ROOT, "rocpy", "_native", "stub")
 DEFAULTS = os.path.join(ROOT, "build", "rocpy-generated", "stub_defaults.c")
 
 
-def build(out: str, sanitizer: str) -> bool:
+def build(source: str, out: str, sanitizer: str) -> bool:
     from rocpy._build.api import PLATFORMS
     from rocpy._build.locate import find_rocm
     plat = PLATFORMS["amd"]
     inc = find_rocm(tuple(plat.headers)).include_dir
     cmd = ["gcc", "-std=c11", "-D_GNU_SOURCE", "-O1", "-g", "-pthread", f"-fsanitize={sanitizer}",
            *[f"-D{d}" for d in plat.defines], f"-I{inc}", f"-I{STUB}",
-           os.path.join(HERE, "c", "hip_threads.c"), *sorted(glob.glob(os.path.join(STUB, "*.c"))),
+           os.path.join(HERE, "c", source), *sorted(glob.glob(os.path.join(STUB, "*.c"))),
            DEFAULTS, "-o", out]
     return subprocess.run(cmd, capture_output=True).returncode == 0
 
 
-# stub: no data race, no wrong data, with every thread at once
-@stub_only
-@pytest.mark.skipif(shutil.which("gcc") is None or not os.path.exists(DEFAULTS),
-                    reason="gcc and a built stub are needed")
-def test_threads_under_thread_sanitizer(tmp_path):
-    exe = str(tmp_path / "hip_threads")
+def run_sanitized(tmp_path, source: str, *args: str) -> str:
+    """Build c/<source> with TSan (ASan + UBSan where gcc has no TSan), run
+    it, and return its output; a sanitizer report or a non-zero exit fails."""
+    exe = str(tmp_path / os.path.splitext(source)[0])
     for sanitizer in ("thread", "address,undefined"):
-        if build(exe, sanitizer):
+        if build(source, exe, sanitizer):
             break
     else:
         pytest.skip("gcc cannot build with a sanitizer here")
     env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
     env.update(ROCPY_STUB_DEVICES="1", TSAN_OPTIONS="halt_on_error=1",
                ASAN_OPTIONS="detect_leaks=0")
-    r = subprocess.run([exe], capture_output=True, text=True, timeout=300, env=env)
+    r = subprocess.run([exe, *args], capture_output=True, text=True, timeout=300, env=env)
     assert r.returncode == 0 and "Sanitizer" not in r.stderr, r.stderr[-6000:]
-    assert r.stdout.startswith("ok ")
+    return r.stdout
+
+
+needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None or not os.path.exists(DEFAULTS),
+                               reason="gcc and a built stub are needed")
+
+
+# stub: no data race, no wrong data, with every thread at once
+@stub_only
+@needs_gcc
+def test_threads_under_thread_sanitizer(tmp_path):
+    assert run_sanitized(tmp_path, "hip_threads.c").startswith("ok ")
+
+
+# stub: no data race and no use after free when a stream or an event is
+# destroyed while other threads' calls use it
+@stub_only
+@needs_gcc
+def test_destroy_while_in_use_under_thread_sanitizer(tmp_path, hip_kernel):
+    assert run_sanitized(tmp_path, "hip_destroy_race.c", hip_kernel("fill")).startswith("ok ")

@@ -3,12 +3,13 @@ barriers, ordering, publication), malformed packets, faults, inactivation."""
 from __future__ import annotations
 
 import time
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from hsa_raw import (SECOND, UINT32_MAX, Kernel, allocate, allow, assert_aborts, barrier, check, dispatch,
-                     error_recorder, ffi, find_pool, header, keep, lib, queue, run_python, signal, wait_eq)
+from hsa_raw import (SECOND, UINT32_MAX, Kernel, accessible_agents, allocate, allow, assert_aborts, barrier, check,
+                     dispatch, error_recorder, ffi, find_pool, header, keep, lib, queue, run_python, signal, wait_eq)
 
 NULL = ffi.NULL
 
@@ -100,18 +101,15 @@ def test_write_index_add_and_cas(gpu, order):
 
 @pytest.fixture
 def setup(gpu, cpu, kernel_path):
-    """A queue with an error recorder, the vadd and empty kernels, kernarg memory."""
-    class S:
-        pass
-    s = S()
-    s.gpu, s.cpu = gpu, cpu
-    s.callback, s.errors = error_recorder()
-    s.q = queue(gpu, 64, s.callback)
-    s.vadd = Kernel(kernel_path("vadd"), gpu, "vadd")
-    s.empty = Kernel(kernel_path("empty"), gpu, "empty")
-    s.kernarg = allocate(find_pool(cpu, fine=True, kernarg=True), 4096)
+    """A queue with an error recorder, the vadd and empty kernels, kernarg memory the GPU may read."""
+    callback, errors = error_recorder()
+    s = SimpleNamespace(gpu=gpu, cpu=cpu, callback=callback, errors=errors, q=queue(gpu, 64, callback),
+                        vadd=Kernel(kernel_path("vadd"), gpu, "vadd"),
+                        empty=Kernel(kernel_path("empty"), gpu, "empty"),
+                        kernarg=allocate(find_pool(cpu, fine=True, kernarg=True), 4096))
     check(lib.hsa_amd_memory_fill(s.kernarg, 0, 1024))     # pool memory comes uninitialised
     allow(s.kernarg, gpu)
+    assert accessible_agents(s.kernarg) == [cpu.handle, gpu.handle]   # else the dispatches would fault
     yield s
     check(lib.hsa_queue_destroy(s.q))
     s.vadd.close()
@@ -408,6 +406,24 @@ def test_injected_memory_fault_reaches_the_system_event_handler(kernel_path):
     """)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["True", "1"], proc.stderr
+
+
+def test_kernel_reaching_past_its_buffers_faults_and_aborts(kernel_path):
+    proc = run_python(FAULT_PRELUDE.format(path=kernel_path("vadd")) + """
+    allow(kernarg, gpu)
+    bufs = [allocate(find_pool(gpu), 64) for _ in range(3)]   # 16 floats each, mapped to the GPU
+    for i, p in enumerate(bufs):
+        ffi.cast("void**", kernarg)[i] = p
+    ffi.cast("int*", ffi.cast("char*", kernarg) + 24)[0] = 32    # vadd over 32 floats
+    print(hex(int(ffi.cast("uintptr_t", bufs[0])) + 64), flush=True)
+    dispatch(q, k.object, kernarg, grid=(32, 1, 1), block=(32, 1, 1))
+    time.sleep(5)
+    print("survived")
+    """)
+    past_the_end = proc.stdout.split()[0]      # the first byte the emulation could not reach
+    assert_aborts(proc, "GPU memory fault", "Memory access fault by GPU node-1 (Agent handle: ",
+                  f"on address {past_the_end}. Reason: Page not present")
+    assert "survived" not in proc.stdout
 
 
 def test_memory_fault_not_handled_by_the_handler_aborts(kernel_path):

@@ -134,8 +134,11 @@ def test_wait_any(rt):
     assert lib.hsa_amd_signal_wait_any(2, sigs, conds, values, 5 * SECOND, lib.HSA_WAIT_STATE_BLOCKED, got) == 1
     assert got[0] == 0
     t.join()
-    check(lib.hsa_signal_destroy(a))
-    assert lib.hsa_amd_signal_wait_any(2, sigs, conds, values, 0, lib.HSA_WAIT_STATE_BLOCKED, got) == UINT32_MAX
+    lib.hsa_signal_store_relaxed(b, 1)
+    t = later(0.05, lib.hsa_signal_destroy, a)
+    assert lib.hsa_amd_signal_wait_any(2, sigs, conds, values, 5 * SECOND, lib.HSA_WAIT_STATE_BLOCKED,
+                                       got) == UINT32_MAX     # a destroyed while waited on ends the wait
+    t.join()
     check(lib.hsa_signal_destroy(b))
 
 
@@ -170,7 +173,10 @@ def test_a_destroyed_handle_stays_dead_when_its_slot_is_reused(rt):
     ("lib.hsa_signal_cas_relaxed(s, 0, 1)", "destroyed", "the signal was destroyed"),
     ("lib.hsa_signal_wait_scacquire(s, 0, 0, 1000, 0)", "destroyed", "the signal was destroyed"),
     ("lib.hsa_amd_signal_wait_any(1, ffi.new('hsa_signal_t[1]', [s]), ffi.new('hsa_signal_condition_t[1]'),"
-     " ffi.new('hsa_signal_value_t[1]'), 0, 0, ffi.NULL)", "forged", "invalid signal handle"),
+     " ffi.new('hsa_signal_value_t[1]'), 0, 0, ffi.NULL)", "forged", "not a signal"),
+    ("lib.hsa_amd_signal_wait_any(2, ffi.new('hsa_signal_t[2]', [signal(1), s]),"
+     " ffi.new('hsa_signal_condition_t[2]'), ffi.new('hsa_signal_value_t[2]'), 1000, 0, ffi.NULL)",
+     "destroyed", "the signal was destroyed"),
 ])
 def test_operations_on_dead_handles_abort(call, handle, why):
     setup = {"destroyed": "s = signal(1); lib.hsa_signal_destroy(s)",

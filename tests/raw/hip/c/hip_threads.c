@@ -12,18 +12,11 @@
 
 #include <hip/hip_runtime_api.h>
 
+#include "check.h"
+
 #define THREADS 8
 #define ROUNDS 150
 #define N 1024
-
-#define CHECK(call)                                                                    \
-    do {                                                                               \
-        hipError_t e_ = (call);                                                        \
-        if (e_ != hipSuccess) {                                                        \
-            fprintf(stderr, "line %d: %s: %s\n", __LINE__, #call, hipGetErrorName(e_)); \
-            exit(1);                                                                   \
-        }                                                                              \
-    } while (0)
 
 static atomic_int host_calls;
 
