@@ -199,6 +199,29 @@ def signal_struct(value: int) -> Any:
     return ffi.new("hsa_signal_t *", {"handle": value})[0]
 
 
+# ---- constant attributes ---------------------------------------------------------------
+
+class Fixed:
+    """A constant info attribute as a read-only property, read once per object.
+
+    ``wavefront_size = Fixed("HSA_AGENT_INFO_WAVEFRONT_SIZE", "u32")`` on a
+    class whose ``_fixed(name, attribute, kind)`` reads and caches it.
+    """
+
+    def __init__(self, attribute: str, kind: str, doc: str | None = None) -> None:
+        self.attribute, self.kind = attribute, kind
+        self.__doc__ = doc or f"``{attribute}`` ({kind})."
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        return obj._fixed(self.name, self.attribute, self.kind)
+
+
 # ---- argument checks ----------------------------------------------------------------
 
 def unsigned(value: Any, bits: int, what: str) -> int:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._handle import Handle
 from ..errors import ClosedError, hsa_error
-from ._common import api, const, enum_name, flag_names, list_handles, read_info
+from ._common import Fixed, api, const, enum_name, flag_names, list_handles, read_info
 
 if TYPE_CHECKING:
     from .memory import Pool, Region
@@ -165,19 +165,13 @@ class Agent(Handle):
         value = self._static[name] = self.info(attr, kind)
         return value
 
-    @property
-    def name(self) -> str:
-        """The agent's name: the processor (``'gfx90a'``) on a GPU, the CPU's model on a CPU."""
-        return self._fixed("name", "HSA_AGENT_INFO_NAME", "str64")
+    name = Fixed("HSA_AGENT_INFO_NAME", "str64",
+                 "The agent's name: the processor (``'gfx90a'``) on a GPU, the CPU's model on a CPU.")
 
-    @property
-    def vendor_name(self) -> str:
-        return self._fixed("vendor_name", "HSA_AGENT_INFO_VENDOR_NAME", "str64")
+    vendor_name = Fixed("HSA_AGENT_INFO_VENDOR_NAME", "str64")
 
-    @property
-    def product_name(self) -> str:
-        """The marketing name (``'AMD Instinct MI210'``)."""
-        return self._fixed("product_name", "HSA_AMD_AGENT_INFO_PRODUCT_NAME", "str64")
+    product_name = Fixed("HSA_AMD_AGENT_INFO_PRODUCT_NAME", "str64",
+                         "The marketing name (``'AMD Instinct MI210'``).")
 
     @property
     def type(self) -> str:
@@ -197,15 +191,10 @@ class Agent(Handle):
     def is_cpu(self) -> bool:
         return self.type == "cpu"
 
-    @property
-    def node(self) -> int:
-        """The topology node (KFD node id)."""
-        return self._fixed("node", "HSA_AGENT_INFO_NODE", "u32")
+    node = Fixed("HSA_AGENT_INFO_NODE", "u32", "The topology node (KFD node id).")
 
-    @property
-    def uuid(self) -> str:
-        """``'GPU-<hex>'`` for GPUs; ROCr gives CPUs ``'CPU-XX'``."""
-        return self._fixed("uuid", "HSA_AMD_AGENT_INFO_UUID", "str64")
+    uuid = Fixed("HSA_AMD_AGENT_INFO_UUID", "str64",
+                 "``'GPU-<hex>'`` for GPUs; ROCr gives CPUs ``'CPU-XX'``.")
 
     @property
     def features(self) -> frozenset[str]:
@@ -286,69 +275,39 @@ class Agent(Handle):
             return None
         return isa.split("--", 1)[1] if "--" in isa else isa
 
-    @property
-    def wavefront_size(self) -> int:
-        return self._fixed("wavefront_size", "HSA_AGENT_INFO_WAVEFRONT_SIZE", "u32")
+    wavefront_size = Fixed("HSA_AGENT_INFO_WAVEFRONT_SIZE", "u32")
 
-    @property
-    def workgroup_max_size(self) -> int:
-        return self._fixed("workgroup_max_size", "HSA_AGENT_INFO_WORKGROUP_MAX_SIZE", "u32")
+    workgroup_max_size = Fixed("HSA_AGENT_INFO_WORKGROUP_MAX_SIZE", "u32")
 
-    @property
-    def workgroup_max_dim(self) -> tuple[int, int, int]:
-        return self._fixed("workgroup_max_dim", "HSA_AGENT_INFO_WORKGROUP_MAX_DIM", "u16x3")
+    workgroup_max_dim = Fixed("HSA_AGENT_INFO_WORKGROUP_MAX_DIM", "u16x3")
 
-    @property
-    def grid_max_size(self) -> int:
-        return self._fixed("grid_max_size", "HSA_AGENT_INFO_GRID_MAX_SIZE", "u32")
+    grid_max_size = Fixed("HSA_AGENT_INFO_GRID_MAX_SIZE", "u32")
 
-    @property
-    def grid_max_dim(self) -> tuple[int, int, int]:
-        return self._fixed("grid_max_dim", "HSA_AGENT_INFO_GRID_MAX_DIM", "u32x3")
+    grid_max_dim = Fixed("HSA_AGENT_INFO_GRID_MAX_DIM", "u32x3")
 
-    @property
-    def compute_units(self) -> int:
-        return self._fixed("compute_units", "HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT", "u32")
+    compute_units = Fixed("HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT", "u32")
 
-    @property
-    def simds_per_cu(self) -> int:
-        return self._fixed("simds_per_cu", "HSA_AMD_AGENT_INFO_NUM_SIMDS_PER_CU", "u32")
+    simds_per_cu = Fixed("HSA_AMD_AGENT_INFO_NUM_SIMDS_PER_CU", "u32")
 
-    @property
-    def max_waves_per_cu(self) -> int:
-        return self._fixed("max_waves_per_cu", "HSA_AMD_AGENT_INFO_MAX_WAVES_PER_CU", "u32")
+    max_waves_per_cu = Fixed("HSA_AMD_AGENT_INFO_MAX_WAVES_PER_CU", "u32")
 
-    @property
-    def max_clock_mhz(self) -> int:
-        return self._fixed("max_clock_mhz", "HSA_AMD_AGENT_INFO_MAX_CLOCK_FREQUENCY", "u32")
+    max_clock_mhz = Fixed("HSA_AMD_AGENT_INFO_MAX_CLOCK_FREQUENCY", "u32")
 
-    @property
-    def chip_id(self) -> int:
-        return self._fixed("chip_id", "HSA_AMD_AGENT_INFO_CHIP_ID", "u32")
+    chip_id = Fixed("HSA_AMD_AGENT_INFO_CHIP_ID", "u32")
 
-    @property
-    def cacheline_size(self) -> int:
-        return self._fixed("cacheline_size", "HSA_AMD_AGENT_INFO_CACHELINE_SIZE", "u32")
+    cacheline_size = Fixed("HSA_AMD_AGENT_INFO_CACHELINE_SIZE", "u32")
 
-    @property
-    def bdf_id(self) -> int:
-        """PCI bus/device/function, as ``(bus << 8) | (device << 3) | function``."""
-        return self._fixed("bdf_id", "HSA_AMD_AGENT_INFO_BDFID", "u32")
+    bdf_id = Fixed("HSA_AMD_AGENT_INFO_BDFID", "u32",
+                   "PCI bus/device/function, as ``(bus << 8) | (device << 3) | function``.")
 
-    @property
-    def queues_max(self) -> int:
-        """How many queues the agent can have at once (0: it has no AQL processor)."""
-        return self._fixed("queues_max", "HSA_AGENT_INFO_QUEUES_MAX", "u32")
+    queues_max = Fixed("HSA_AGENT_INFO_QUEUES_MAX", "u32",
+                       "How many queues the agent can have at once (0: it has no AQL processor).")
 
-    @property
-    def queue_min_size(self) -> int:
-        """The smallest queue, in packets (a power of two)."""
-        return self._fixed("queue_min_size", "HSA_AGENT_INFO_QUEUE_MIN_SIZE", "u32")
+    queue_min_size = Fixed("HSA_AGENT_INFO_QUEUE_MIN_SIZE", "u32",
+                           "The smallest queue, in packets (a power of two).")
 
-    @property
-    def queue_max_size(self) -> int:
-        """The largest queue, in packets (a power of two)."""
-        return self._fixed("queue_max_size", "HSA_AGENT_INFO_QUEUE_MAX_SIZE", "u32")
+    queue_max_size = Fixed("HSA_AGENT_INFO_QUEUE_MAX_SIZE", "u32",
+                           "The largest queue, in packets (a power of two).")
 
     @property
     def queue_type(self) -> str:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from .._handle import Handle
 from .._hostview import HostView
 from ..errors import RocpyError, hsa_error
-from ._common import agent_handle, api, flag_names, read_info, unsigned
+from ._common import Fixed, agent_handle, api, flag_names, read_info, unsigned
 
 if TYPE_CHECKING:
     from .agent import Agent, PoolAccess
@@ -207,32 +207,22 @@ class Pool(_MemoryPlace):
         mask = self._fixed("flags", "HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS", "u32")
         return flag_names(mask, _FLAGS)
 
-    @property
-    def size(self) -> int:
-        return self._fixed("size", "HSA_AMD_MEMORY_POOL_INFO_SIZE", "size")
+    size = Fixed("HSA_AMD_MEMORY_POOL_INFO_SIZE", "size")
 
-    @property
-    def alloc_allowed(self) -> bool:
-        """Whether `allocate` may be used (False for the group segment)."""
-        return self._fixed("alloc_allowed", "HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED", "bool")
+    alloc_allowed = Fixed("HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED", "bool",
+                          "Whether `allocate` may be used (False for the group segment).")
 
-    @property
-    def alloc_granule(self) -> int:
-        return self._fixed("alloc_granule", "HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_GRANULE", "size")
+    alloc_granule = Fixed("HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_GRANULE", "size")
 
     @property
     def alloc_alignment(self) -> int:
         return self._fixed("alloc_alignment", "HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALIGNMENT",
                            "size")
 
-    @property
-    def alloc_max_size(self) -> int:
-        return self._fixed("alloc_max_size", "HSA_AMD_MEMORY_POOL_INFO_ALLOC_MAX_SIZE", "size")
+    alloc_max_size = Fixed("HSA_AMD_MEMORY_POOL_INFO_ALLOC_MAX_SIZE", "size")
 
-    @property
-    def accessible_by_all(self) -> bool:
-        """Whether every agent may access the pool's memory."""
-        return self._fixed("accessible_by_all", "HSA_AMD_MEMORY_POOL_INFO_ACCESSIBLE_BY_ALL", "bool")
+    accessible_by_all = Fixed("HSA_AMD_MEMORY_POOL_INFO_ACCESSIBLE_BY_ALL", "bool",
+                              "Whether every agent may access the pool's memory.")
 
     def access(self, agent: Agent) -> PoolAccess:
         """How `agent` reaches this pool (see `rocpy.hsa.PoolAccess`)."""
@@ -272,29 +262,17 @@ class Region(_MemoryPlace):
         mask = self._fixed("flags", "HSA_REGION_INFO_GLOBAL_FLAGS", "u32")
         return flag_names(mask, _REGION_FLAGS)
 
-    @property
-    def size(self) -> int:
-        return self._fixed("size", "HSA_REGION_INFO_SIZE", "size")
+    size = Fixed("HSA_REGION_INFO_SIZE", "size")
 
-    @property
-    def alloc_allowed(self) -> bool:
-        return self._fixed("alloc_allowed", "HSA_REGION_INFO_RUNTIME_ALLOC_ALLOWED", "bool")
+    alloc_allowed = Fixed("HSA_REGION_INFO_RUNTIME_ALLOC_ALLOWED", "bool")
 
-    @property
-    def alloc_granule(self) -> int:
-        return self._fixed("alloc_granule", "HSA_REGION_INFO_RUNTIME_ALLOC_GRANULE", "size")
+    alloc_granule = Fixed("HSA_REGION_INFO_RUNTIME_ALLOC_GRANULE", "size")
 
-    @property
-    def alloc_alignment(self) -> int:
-        return self._fixed("alloc_alignment", "HSA_REGION_INFO_RUNTIME_ALLOC_ALIGNMENT", "size")
+    alloc_alignment = Fixed("HSA_REGION_INFO_RUNTIME_ALLOC_ALIGNMENT", "size")
 
-    @property
-    def alloc_max_size(self) -> int:
-        return self._fixed("alloc_max_size", "HSA_REGION_INFO_ALLOC_MAX_SIZE", "size")
+    alloc_max_size = Fixed("HSA_REGION_INFO_ALLOC_MAX_SIZE", "size")
 
-    @property
-    def host_accessible(self) -> bool:
-        return self._fixed("host_accessible", "HSA_AMD_REGION_INFO_HOST_ACCESSIBLE", "bool")
+    host_accessible = Fixed("HSA_AMD_REGION_INFO_HOST_ACCESSIBLE", "bool")
 
     @property
     def is_system(self) -> bool:
