@@ -318,6 +318,32 @@ def check_kernel_on_device1_reads_host_context_memory(k: Kit) -> None:
     mod.close()
 
 
+def check_kernel_on_device0_writes_device1_memory_with_peer_access(k: Kit) -> None:
+    """With peer access enabled from device 0 to device 1, a kernel on device 0
+    reads and writes device 1's memory (without it, the GPU faults: the stub's
+    raw test ``tests/raw/hip/test_peer_kernel.py`` checks that in a process of its own)."""
+    k.d0.enable_peer_access(k.d1)                  # may already be: not an error
+    mod = hip.Module.load(k.vadd_file, k.d0)
+    vadd = mod["vadd"]
+    n = N
+    a = k.rng.standard_normal(n).astype(np.float32)
+    b = k.rng.standard_normal(n).astype(np.float32)
+    da, db1, dc1 = (k.d0.context.alloc(a.nbytes), k.d1.context.alloc(b.nbytes),
+                    k.d1.context.alloc(a.nbytes))
+    da.copy_from(a)
+    db1.copy_from(b)
+    with k.d0.create_stream() as s0:
+        vadd.launch((n + 255) // 256, 256, (da, db1, dc1, np.int32(n)), stream=s0)
+        s0.synchronize()
+    out = np.empty(n, np.float32)
+    dc1.copy_to(out)
+    np.testing.assert_array_equal(out, a + b)
+    for buf in (da, db1, dc1):
+        buf.close()
+    del vadd
+    mod.close()
+
+
 CHECKS = [
     check_host_context_spans_both,
     check_primary_contexts_differ,
@@ -329,6 +355,7 @@ CHECKS = [
     check_managed_memory_across_devices,
     check_events_order_work_across_devices,
     check_kernel_on_device1_reads_host_context_memory,
+    check_kernel_on_device0_writes_device1_memory_with_peer_access,
 ]
 NAMES = [fn.__name__[len("check_"):] for fn in CHECKS]
 

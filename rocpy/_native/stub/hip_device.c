@@ -286,7 +286,22 @@ hipError_t hipRuntimeGetVersion(int *runtimeVersion) {
 
 /* ---- peers (hipamd hip_peer.cpp) -------------------------------------- */
 
-/* Every stub device reaches every other one (one XGMI hive). */
+/* Every stub device can reach every other one (one XGMI hive), but a kernel
+ * touches another device's memory only while peer access to it is enabled
+ * from the launching device (hip_device_peers, read when a launch is
+ * enqueued; hip_launch.c): otherwise it is a GPU memory fault, as ROCclr
+ * maps a GPU's memory into another's page tables (hsa_amd_agents_allow_access)
+ * only for the devices enabled as its peers.  ROCclr is more permissive than
+ * the stub in two ways: a disable does not unmap what was mapped
+ * (Device::disableP2P), and some copy commands involving another device's
+ * memory map it for every peer-capable device (validatePeerMemory); the stub
+ * keeps to what the API promises, so a program working on it relies on
+ * neither. */
+uint64_t hip_device_peers(int device) {
+    hip_dev_t *dev = hip_dev(device);
+    return dev ? atomic_load(&dev->peers) : 0;
+}
+
 static hipError_t can_access_peer(int *can, int device, int peer) {
     if (!can) return hipErrorInvalidValue;
     if (device == peer) {
@@ -310,12 +325,8 @@ hipError_t hipDeviceEnablePeerAccess(int peerDeviceId, unsigned int flags) {
     if (flags != 0) HIP_RETURN(hipErrorInvalidValue);
     if (can_access_peer(&can, dev->id, peerDeviceId) != hipSuccess || !can)
         HIP_RETURN(hipErrorInvalidDevice);
-    pthread_mutex_lock(&dev->lock);
-    hipError_t status = hipSuccess;
-    if (dev->peers & (1ull << peerDeviceId)) status = hipErrorPeerAccessAlreadyEnabled;
-    dev->peers |= 1ull << peerDeviceId;
-    pthread_mutex_unlock(&dev->lock);
-    HIP_RETURN(status);
+    uint64_t before = atomic_fetch_or(&dev->peers, 1ull << peerDeviceId);
+    HIP_RETURN(before & (1ull << peerDeviceId) ? hipErrorPeerAccessAlreadyEnabled : hipSuccess);
 }
 
 hipError_t hipDeviceDisablePeerAccess(int peerDeviceId) {
@@ -324,10 +335,6 @@ hipError_t hipDeviceDisablePeerAccess(int peerDeviceId) {
     int can = 0;
     if (can_access_peer(&can, dev->id, peerDeviceId) != hipSuccess || !can)
         HIP_RETURN(hipErrorInvalidDevice);
-    pthread_mutex_lock(&dev->lock);
-    hipError_t status = hipSuccess;
-    if (!(dev->peers & (1ull << peerDeviceId))) status = hipErrorPeerAccessNotEnabled;
-    dev->peers &= ~(1ull << peerDeviceId);
-    pthread_mutex_unlock(&dev->lock);
-    HIP_RETURN(status);
+    uint64_t before = atomic_fetch_and(&dev->peers, ~(1ull << peerDeviceId));
+    HIP_RETURN(before & (1ull << peerDeviceId) ? hipSuccess : hipErrorPeerAccessNotEnabled);
 }

@@ -130,7 +130,8 @@ typedef struct hip_dev {
     stub_device_t *info;
     pthread_mutex_t lock;
     atomic_uint flags;                /* hipSetDeviceFlags schedule bits */
-    uint64_t peers;                   /* peers enabled from this device */
+    _Atomic uint64_t peers;           /* bit i: peer access to device i enabled from this
+                                         device (its kernels may touch i's memory) */
     atomic_bool active;               /* a queue was used (primary ctx "active") */
     hip_stream_t *null_stream;
 } hip_dev_t;
@@ -140,6 +141,8 @@ int hip_device_count(void);
 hip_dev_t *hip_dev(int id);           /* NULL if out of range */
 hip_dev_t *hip_current_dev(void);     /* the calling thread's device */
 hipError_t hip_get_properties(hipDeviceProp_t *props, int device);
+/* The devices whose memory kernels of `device` may touch (peers' bits). */
+uint64_t hip_device_peers(int device);
 /* Wait for every stream of the device (-1: of all devices), the null
  * streams included. */
 void hip_device_sync(int device);
@@ -281,6 +284,8 @@ struct ihipModuleSymbol_t {
     const struct stub_co_kernel *kernel;
 };
 
+#define HIP_LAUNCH_MAX_BUFFERS 64
+
 /* A launch ready to run: the packed kernarg segment and the NDRange. */
 typedef struct hip_launch {
     char name[256];
@@ -290,6 +295,9 @@ typedef struct hip_launch {
     int device;
     size_t kernarg_size;
     unsigned char *kernarg;
+    uint32_t num_buffers;             /* global buffer arguments (the first 64) */
+    uint32_t buffer_offsets[HIP_LAUNCH_MAX_BUFFERS];
+    uint64_t peers;                   /* the device's peer access when it was enqueued */
 } hip_launch_t;
 
 /* hipErrorInvalidHandle unless f is a function of a loaded module; out may

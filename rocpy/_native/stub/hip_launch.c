@@ -7,7 +7,12 @@
  * with grid = gridDim * blockDim work-items.  A kernel the stub has no
  * emulation for fails the launch call with hipErrorLaunchFailure (nothing is
  * enqueued; no error is left behind for later calls).  An emulation that
- * reports a fault aborts the process, as ROCclr does on a GPU memory fault. */
+ * reports a fault aborts the process, as ROCclr does on a GPU memory fault.
+ * So does a kernel whose global buffer argument points into, or whose
+ * emulation reaches, device memory of another device to which the launching
+ * device had not enabled peer access when the launch was enqueued (that
+ * memory is not in its GPU's page tables; hip_device.c); host, registered and
+ * managed memory are every device's.  Copies never need peer access. */
 #include <stdio.h>
 #include <string.h>
 
@@ -98,6 +103,9 @@ hipError_t hip_launch_prepare(hipFunction_t f, const uint32_t global[3], const u
         return hipErrorOutOfMemory;
     hipError_t status = pack(k, params, extra, out, global, block, shared_bytes);
     if (status != hipSuccess) return status;
+    for (uint32_t i = 0; i < k->num_args && out->num_buffers < HIP_LAUNCH_MAX_BUFFERS; i++)
+        if (k->args[i].kind == STUB_ARG_GLOBAL_BUFFER && k->args[i].size == sizeof(uint64_t))
+            out->buffer_offsets[out->num_buffers++] = k->args[i].offset;
     snprintf(out->name, sizeof out->name, "%s", k->name);
     memcpy(out->grid, global, sizeof out->grid);
     memcpy(out->block, block, sizeof out->block);
@@ -119,6 +127,30 @@ hipError_t hip_launch_copy(const hip_launch_t *src, hip_launch_t *dst) {
     return hipSuccess;
 }
 
+/* As ROCclr reports a GPU memory fault (its HSA system event handler), then aborts. */
+_Noreturn static void memory_fault(const hip_launch_t *l, uint64_t address) {
+    stub_abort("hipModuleLaunchKernel",
+               "Memory access fault by GPU node-%d on address 0x%llx (kernel %s on device %d). "
+               "Reason: Page not present or supervisor privilege.", l->device + 1,
+               (unsigned long long)address, l->name, l->device);
+}
+
+/* The first global buffer argument into memory the launching GPU does not
+ * map (another device's, without peer access), or 0.  Pointers no allocation
+ * covers are left to the emulation, which faults only if it touches them. */
+static uint64_t unmapped_buffer(const hip_launch_t *l) {
+    for (uint32_t i = 0; i < l->num_buffers; i++) {
+        uint64_t ptr;
+        stub_alloc_t a;
+        if (l->buffer_offsets[i] + sizeof ptr > l->kernarg_size) continue;
+        memcpy(&ptr, l->kernarg + l->buffer_offsets[i], sizeof ptr);
+        if (ptr && stub_mem_find((const void *)(uintptr_t)ptr, &a) &&
+            !stub_mem_gpu_reaches(&a, l->device, l->peers))
+            return ptr;
+    }
+    return 0;
+}
+
 static void run_kernel(hip_op_t *op) {
     hip_launch_t *l = HIP_OP_DATA(op, hip_launch_t);
     rocpy_stub_dispatch_t d = {l->name, l->kernarg, l->kernarg_size,
@@ -128,13 +160,10 @@ static void run_kernel(hip_op_t *op) {
     if (stub_fault_fire(ROCPY_STUB_FAULT_MEMORY_FAULT))
         stub_abort("hipModuleLaunchKernel",
                    "Memory access fault by GPU node-%d on kernel %s (injected)", l->device + 1, l->name);
-    uint64_t address;
-    int rc = stub_kernel_run(&d, &address);
-    if (rc == STUB_KERNEL_MEMORY_FAULT)   /* as ROCclr reports a GPU memory fault, then aborts */
-        stub_abort("hipModuleLaunchKernel",
-                   "Memory access fault by GPU node-%d on address 0x%llx (kernel %s on device %d). "
-                   "Reason: Page not present or supervisor privilege.", l->device + 1,
-                   (unsigned long long)address, l->name, l->device);
+    uint64_t address = unmapped_buffer(l);
+    if (address) memory_fault(l, address);
+    int rc = stub_kernel_run_mapped(&d, l->peers, &address);
+    if (rc == STUB_KERNEL_MEMORY_FAULT) memory_fault(l, address);
     if (rc != 0)
         stub_abort("hipModuleLaunchKernel", "kernel %s failed on device %d (%s %d)", l->name,
                    l->device, rc < 0 ? "no emulation" : "emulation status", rc);
@@ -155,6 +184,7 @@ hipError_t hip_launch_enqueue(hip_stream_t *s, const hip_launch_t *l) {
         return hipErrorOutOfMemory;
     }
     op->fini = fini_kernel;
+    copy->peers = hip_device_peers(copy->device);
     hip_stream_submit(s, op);
     return hipSuccess;
 }

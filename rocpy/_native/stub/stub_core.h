@@ -68,7 +68,8 @@ typedef enum stub_mem_kind {
 typedef struct stub_alloc {
     uintptr_t base;
     size_t size;
-    int device;                /* owning device, -1 for host */
+    int device;                /* owning device (HIP host memory: the current one
+                                  when allocated; HSA system pools: -1) */
     stub_mem_kind_t kind;
     unsigned flags;            /* the API's own flags, kept for queries */
     uint64_t access_mask;      /* bit i: agent/device i may access; bit 63: CPU */
@@ -94,6 +95,12 @@ bool stub_mem_set_tag(const void *base, void *tag);
  * kind_mask.  Returns false for an unknown pointer, an interior pointer or a
  * kind not in the mask; nothing is freed then. */
 bool stub_mem_release(const void *base, unsigned kind_mask, stub_alloc_t *released);
+/* Whether a kernel running on GPU `device` may touch allocation a (whether
+ * it is in that GPU's page tables): everything but device memory; device
+ * memory of that GPU, of a GPU named in `peers` (bit i: device i, HIP peer
+ * access enabled from `device`), or whose access mask names `device`
+ * (hsa_amd_agents_allow_access). */
+bool stub_mem_gpu_reaches(const stub_alloc_t *a, int device, uint64_t peers);
 /* Bytes of device memory in use on a device. */
 uint64_t stub_mem_used(int device);
 /* Added for the HIP stub (hipDeviceReset): release every allocation for
@@ -131,6 +138,11 @@ bool stub_kernel_lookup(const char *name, rocpy_stub_kernel_fn *fn, void **user)
  * *fault_address is the first address out of reach the emulation met
  * (stub_kernel_reach), 0 if it named none; otherwise 0. */
 int stub_kernel_run(const rocpy_stub_dispatch_t *d, uint64_t *fault_address);
+/* stub_kernel_run where, in addition, tracked memory the GPU d->device does
+ * not map (stub_mem_gpu_reaches(a, d->device, peers) is false) is out of
+ * reach (HIP launches: another GPU's memory without peer access). */
+int stub_kernel_run_mapped(const rocpy_stub_dispatch_t *d, uint64_t peers,
+                           uint64_t *fault_address);
 /* Register the C emulations built into the stub (called once at start). */
 void stub_register_builtin_kernels(void);
 /* What an emulation returns when the kernel would touch memory no allocation
@@ -138,8 +150,10 @@ void stub_register_builtin_kernels(void);
  * handlers, then abort; HIP: abort, as ROCclr does). */
 #define STUB_KERNEL_MEMORY_FAULT 0x4d46
 /* For emulations: true when [ptr, ptr + size) lies inside one tracked
- * allocation (size 0: always); otherwise remembers the first address out of
- * reach, for the stub_kernel_run under way, and returns false. */
+ * allocation (size 0: always) that the running GPU maps (under
+ * stub_kernel_run_mapped); otherwise remembers the first address out of
+ * reach (ptr itself for an allocation not mapped), for the run under way,
+ * and returns false. */
 bool stub_kernel_reach(const void *ptr, size_t size);
 
 /* ---- fault injection -------------------------------------------------- */

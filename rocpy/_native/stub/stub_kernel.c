@@ -86,12 +86,18 @@ bool stub_kernel_lookup(const char *name, rocpy_stub_kernel_fn *fn, void **user)
 /* Where the running emulation first met memory out of reach: one slot per
  * thread (emulations run on the thread that dispatches them), holding the
  * address + 1 so that 0 means none yet.  A pthread key, not _Thread_local:
- * the extension is dlopen'ed (see hip_error.c). */
-static pthread_key_t fault_key;
+ * the extension is dlopen'ed (see hip_error.c).  A second key holds what the
+ * GPU of a stub_kernel_run_mapped maps (NULL: any tracked memory). */
+typedef struct mapping {
+    int device;
+    uint64_t peers;
+} mapping_t;
+
+static pthread_key_t fault_key, mapping_key;
 static pthread_once_t fault_once = PTHREAD_ONCE_INIT;
 
 static void fault_key_init(void) {
-    if (pthread_key_create(&fault_key, NULL) != 0)
+    if (pthread_key_create(&fault_key, NULL) != 0 || pthread_key_create(&mapping_key, NULL) != 0)
         stub_abort("kernel emulation", "no thread-local key");
 }
 
@@ -99,24 +105,44 @@ bool stub_kernel_reach(const void *ptr, size_t size) {
     if (size == 0) return true;
     stub_alloc_t a;
     uintptr_t p = (uintptr_t)ptr;
-    if (stub_mem_find(ptr, &a)) {
-        if (size <= a.base + a.size - p) return true;
-        p = a.base + a.size;   /* the first byte past the allocation */
-    }
     pthread_once(&fault_once, fault_key_init);
+    if (stub_mem_find(ptr, &a)) {
+        const mapping_t *m = pthread_getspecific(mapping_key);
+        bool mapped = !m || stub_mem_gpu_reaches(&a, m->device, m->peers);
+        if (mapped && size <= a.base + a.size - p) return true;
+        /* past the allocation: the first byte past it; not in this GPU's
+         * page tables: the first byte touched */
+        if (mapped) p = a.base + a.size;
+    }
     if (!pthread_getspecific(fault_key)) pthread_setspecific(fault_key, (void *)(p + 1));
     return false;
 }
 
-int stub_kernel_run(const rocpy_stub_dispatch_t *d, uint64_t *fault_address) {
+static int run(const rocpy_stub_dispatch_t *d, const mapping_t *m, uint64_t *fault_address) {
     rocpy_stub_kernel_fn fn;
     void *user;
     *fault_address = 0;
     if (!stub_kernel_lookup(d->name, &fn, &user)) return -1;
     pthread_once(&fault_once, fault_key_init);
+    /* an emulation that runs another dispatch inline gets its own slots */
+    void *outer_fault = pthread_getspecific(fault_key);
+    void *outer_mapping = pthread_getspecific(mapping_key);
     pthread_setspecific(fault_key, NULL);
+    pthread_setspecific(mapping_key, m);
     int rc = fn(d, user);
     uintptr_t first = (uintptr_t)pthread_getspecific(fault_key);
     if (rc == STUB_KERNEL_MEMORY_FAULT && first) *fault_address = first - 1;
+    pthread_setspecific(fault_key, outer_fault);
+    pthread_setspecific(mapping_key, outer_mapping);
     return rc;
+}
+
+int stub_kernel_run(const rocpy_stub_dispatch_t *d, uint64_t *fault_address) {
+    return run(d, NULL, fault_address);
+}
+
+int stub_kernel_run_mapped(const rocpy_stub_dispatch_t *d, uint64_t peers,
+                           uint64_t *fault_address) {
+    mapping_t m = {d->device, peers};
+    return run(d, &m, fault_address);
 }

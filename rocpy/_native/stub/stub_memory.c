@@ -133,6 +133,12 @@ bool stub_mem_release(const void *base, unsigned kind_mask, stub_alloc_t *releas
     return true;
 }
 
+bool stub_mem_gpu_reaches(const stub_alloc_t *a, int device, uint64_t peers) {
+    if (a->kind != STUB_MEM_DEVICE || a->device == device) return true;
+    if (device >= 0 && device < 63 && (a->access_mask & (1ull << device))) return true;
+    return a->device >= 0 && a->device < 64 && (peers & (1ull << a->device));
+}
+
 uint64_t stub_mem_used(int device) {
     pthread_mutex_lock(&lock);
     stub_device_t *dev = stub_device(device);
