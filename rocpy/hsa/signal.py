@@ -59,7 +59,8 @@ _SLICE = 0.1
 _ops: dict[str, dict[str, Callable[..., Any]]] = {}
 _cond_values: dict[str, int] = {}
 _state_values: dict[str, int] = {}
-_close_lock = threading.Lock()   # explicit closes against keep-alive checks on other threads
+# explicit closes against keep-alive checks and waits on other threads
+_close_lock = threading.Lock()
 
 
 def _bind(lib: Any) -> None:
@@ -152,7 +153,7 @@ class Signal(Handle):
     value (scacquire); ``handle.handle`` is the raw handle.
     """
 
-    __slots__ = ("_bad", "_cb", "_hv", "_lib", "_tokens")
+    __slots__ = ("_bad", "_cb", "_closing", "_hv", "_lib", "_tokens", "_waiters")
 
     def __init__(self, initial: int = 0, consumers: Sequence[Agent] | None = None, *,
                  runtime: Runtime | None = None) -> None:
@@ -180,6 +181,8 @@ class Signal(Handle):
         handle = out[0]
         self._lib = lib
         self._bad = False
+        self._waiters = 0          # threads inside wait()/wait_any() on it (under _close_lock)
+        self._closing = False      # closed while waited on: the last waiter out destroys it
         self._cb: CallbackErrors | None = None
         self._tokens: set[int] = set()
         self._hv: int = handle.handle
@@ -214,14 +217,39 @@ class Signal(Handle):
         return h
 
     def close(self, stream: Any = None) -> None:
-        """Destroy the signal now (hsa_signal_destroy); its pending `on` handlers are forgotten."""
+        """Destroy the signal (hsa_signal_destroy); its pending `on` handlers are forgotten.
+
+        Closed at once for every use; while other threads wait on it, the
+        destroy waits for them to leave (within a wait slice, raising
+        `ClosedError` there): the runtime never sees a destroyed signal waited on.
+        """
         tokens, self._tokens = self._tokens, set()
         if tokens:
             d = dispatcher()
             for t in tokens:
                 d.unregister(t)
         with _close_lock:
+            if self._closing:
+                return                 # the last waiter out destroys it
+            if self._waiters and self._h is not None:
+                self._h = None
+                self._closing = True
+                return
             super().close(stream)
+
+    def _enter_wait(self) -> Any:
+        """The handle, counted as waited on until `_leave_wait` (close defers the destroy)."""
+        with _close_lock:
+            h = self._use()
+            self._waiters += 1
+        return h
+
+    def _leave_wait(self) -> None:
+        with _close_lock:
+            self._waiters -= 1
+            if self._waiters == 0 and self._closing:
+                self._closing = False
+                super().close()
 
     def _reached_zero(self) -> bool:
         """Keep-alive check (reaper thread): the value dropped to 0 or below, or the signal is gone."""
@@ -318,7 +346,7 @@ class Signal(Handle):
         `WaitTimeout` (a `TimeoutError`).  ``wait_state`` is HSA's hint
         (``'blocked'`` or ``'active'``); ``order`` ``'scacquire'`` or ``'relaxed'``.
         """
-        h = self._use()
+        self._use()
         cond = _condition(condition)
         state = _wait_state(wait_state)
         target = _int64(value)
@@ -329,22 +357,26 @@ class Signal(Handle):
         limit = check_timeout(timeout)
         deadline = None if limit is None else time.monotonic() + limit
         slice_ticks = ticks(_SLICE)
-        while True:
-            if deadline is None:
-                hint = slice_ticks
-            else:
-                left = deadline - time.monotonic()
-                hint = ticks(min(left, _SLICE)) if left > 0 else 0
-            if self._h is None:
-                raise ClosedError("hsa.Signal was closed while waited on")
-            observed = fn(h, cond, target, hint, state)
-            if satisfied(condition, observed, target):
-                return observed
-            if deadline is not None and time.monotonic() >= deadline:
-                if raise_on_timeout:
-                    raise WaitTimeout(f"signal {self._hv:#x}: value {observed} after {limit} s, "
-                                      f"waiting for {condition} {target}", observed)
-                return observed
+        h = self._enter_wait()
+        try:
+            while True:
+                if deadline is None:
+                    hint = slice_ticks
+                else:
+                    left = deadline - time.monotonic()
+                    hint = ticks(min(left, _SLICE)) if left > 0 else 0
+                if self._h is None:
+                    raise ClosedError("hsa.Signal was closed while waited on")
+                observed = fn(h, cond, target, hint, state)
+                if satisfied(condition, observed, target):
+                    return observed
+                if deadline is not None and time.monotonic() >= deadline:
+                    if raise_on_timeout:
+                        raise WaitTimeout(f"signal {self._hv:#x}: value {observed} after {limit} s, "
+                                          f"waiting for {condition} {target}", observed)
+                    return observed
+        finally:
+            self._leave_wait()
 
     @staticmethod
     def wait_any(signals: Sequence[Signal], conditions: str | Sequence[str] = "eq",
@@ -375,29 +407,37 @@ class Signal(Handle):
         for i, (s, c, v) in enumerate(zip(signals, conds, vals)):
             if not isinstance(s, Signal):
                 raise TypeError(f"signals[{i}] must be an hsa.Signal, not {type(s).__name__}")
-            hs[i] = s._use()
+            s._use()
             cs[i] = _condition(c)
             vs[i] = _int64(v)
         state = _wait_state(wait_state)
         out = ffi.new("hsa_signal_value_t *")
         limit = check_timeout(timeout)
         deadline = None if limit is None else time.monotonic() + limit
-        while True:
-            if deadline is None:
-                hint = ticks(_SLICE)
-            else:
-                left = deadline - time.monotonic()
-                hint = ticks(min(left, _SLICE)) if left > 0 else 0
+        entered: list[Signal] = []
+        try:
             for i, s in enumerate(signals):
-                if s._h is None:
-                    raise ClosedError(f"signals[{i}] was closed while waited on")
-            index = lib.hsa_amd_signal_wait_any(n, hs, cs, vs, hint, state, out)
-            if index != UINT32_MAX and index < n and satisfied(conds[index], out[0], vals[index]):
-                return index, out[0]
-            if deadline is not None and time.monotonic() >= deadline:
-                if raise_on_timeout:
-                    raise WaitTimeout(f"no signal met its condition within {limit} s", None)
-                return None, None
+                hs[i] = s._enter_wait()
+                entered.append(s)
+            while True:
+                if deadline is None:
+                    hint = ticks(_SLICE)
+                else:
+                    left = deadline - time.monotonic()
+                    hint = ticks(min(left, _SLICE)) if left > 0 else 0
+                for i, s in enumerate(signals):
+                    if s._h is None:
+                        raise ClosedError(f"signals[{i}] was closed while waited on")
+                index = lib.hsa_amd_signal_wait_any(n, hs, cs, vs, hint, state, out)
+                if index != UINT32_MAX and index < n and satisfied(conds[index], out[0], vals[index]):
+                    return index, out[0]
+                if deadline is not None and time.monotonic() >= deadline:
+                    if raise_on_timeout:
+                        raise WaitTimeout(f"no signal met its condition within {limit} s", None)
+                    return None, None
+        finally:
+            for s in entered:
+                s._leave_wait()
 
     # ---- asynchronous handlers -----------------------------------------------------------------
 

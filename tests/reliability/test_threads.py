@@ -24,6 +24,8 @@ import numpy as np
 import pytest
 from rel_support import SLOW, has_hsa
 
+import rocpy
+import rocpy.debug
 from rocpy import hip
 
 THREADS = 8
@@ -339,3 +341,45 @@ def test_closing_what_another_thread_uses_does_not_crash(what, py, kernel_paths)
     assert set(eval(outcomes + "]")) <= {"ClosedError", "hipErrorContextIsDestroyed",  # noqa: S307
                                          "hipErrorInvalidHandle"}
     assert live == "{'Module': 1, 'DeviceBuffer': 1}"
+
+
+@pytest.mark.skipif(not has_hsa(), reason="this backend has no HSA runtime")
+@pytest.mark.parametrize("how", ["wait", "wait_any"])
+def test_closing_a_signal_other_threads_wait_on(how, hsa_rt):
+    """close() while threads wait on the signal: the waiters raise ClosedError at their
+    next slice, and the native destroy happens only once the last has left."""
+    import threading
+
+    from rocpy import hsa
+    sig, other = hsa.Signal(1), hsa.Signal(1)
+    outcomes, started = [], threading.Barrier(5)
+
+    def waiter():
+        started.wait()
+        try:
+            if how == "wait":
+                sig.wait("eq", 0, timeout=10)
+            else:
+                hsa.Signal.wait_any([other, sig], timeout=10)
+            outcomes.append("returned")
+        except rocpy.ClosedError as e:
+            outcomes.append("closed" if "closed while waited on" in str(e) else repr(e))
+
+    threads = [threading.Thread(target=waiter) for _ in range(4)]
+    for t in threads:
+        t.start()
+    started.wait()
+    deadline = time.monotonic() + 5
+    while sig._waiters < 4 and time.monotonic() < deadline:
+        time.sleep(0.001)                  # until all four are inside the wait
+    sig.close()
+    assert sig.closed                       # closed for every use at once
+    # ... but not destroyed under the waiters (they leave at the end of a 0.1 s slice)
+    assert rocpy.debug.live_objects().get("Signal") == 2
+    with pytest.raises(rocpy.ClosedError):
+        sig.load()
+    for t in threads:
+        t.join(5)
+    assert outcomes == ["closed"] * 4
+    other.close()
+    assert "Signal" not in rocpy.debug.live_objects()   # destroyed once the waiters left
