@@ -265,6 +265,27 @@ class Handle:
             raise self._closed_error()
         return h
 
+    def _pin(self) -> Any:
+        """The native handle, its release held off until `_unpin`: for a call another
+        thread's ``close()`` must not destroy the handle under (a wait).  A close
+        meanwhile marks it closed at once and releases it at the last `_unpin`."""
+        with _lock:
+            h = self._h
+            if h is None:
+                raise self._closed_error()
+            self._rec.children += 1
+        return h
+
+    def _unpin(self) -> None:
+        rec = self._rec
+        with _lock:
+            rec.children -= 1
+            ready = not rec.children and rec.orphaned
+            if ready:
+                rec.orphaned = False
+        if ready:
+            _release(rec, False)
+
     def _closed_error(self) -> ClosedError:
         why = self._rec.why
         name = type(self).__name__

@@ -153,7 +153,7 @@ class Signal(Handle):
     value (scacquire); ``handle.handle`` is the raw handle.
     """
 
-    __slots__ = ("_bad", "_cb", "_closing", "_hv", "_lib", "_tokens", "_waiters")
+    __slots__ = ("_bad", "_cb", "_hv", "_lib", "_tokens")
 
     def __init__(self, initial: int = 0, consumers: Sequence[Agent] | None = None, *,
                  runtime: Runtime | None = None) -> None:
@@ -181,8 +181,6 @@ class Signal(Handle):
         handle = out[0]
         self._lib = lib
         self._bad = False
-        self._waiters = 0          # threads inside wait()/wait_any() on it (under _close_lock)
-        self._closing = False      # closed while waited on: the last waiter out destroys it
         self._cb: CallbackErrors | None = None
         self._tokens: set[int] = set()
         self._hv: int = handle.handle
@@ -229,27 +227,7 @@ class Signal(Handle):
             for t in tokens:
                 d.unregister(t)
         with _close_lock:
-            if self._closing:
-                return                 # the last waiter out destroys it
-            if self._waiters and self._h is not None:
-                self._h = None
-                self._closing = True
-                return
             super().close(stream)
-
-    def _enter_wait(self) -> Any:
-        """The handle, counted as waited on until `_leave_wait` (close defers the destroy)."""
-        with _close_lock:
-            h = self._use()
-            self._waiters += 1
-        return h
-
-    def _leave_wait(self) -> None:
-        with _close_lock:
-            self._waiters -= 1
-            if self._waiters == 0 and self._closing:
-                self._closing = False
-                super().close()
 
     def _reached_zero(self) -> bool:
         """Keep-alive check (reaper thread): the value dropped to 0 or below, or the signal is gone."""
@@ -357,7 +335,7 @@ class Signal(Handle):
         limit = check_timeout(timeout)
         deadline = None if limit is None else time.monotonic() + limit
         slice_ticks = ticks(_SLICE)
-        h = self._enter_wait()
+        h = self._pin()               # a close meanwhile destroys it after this wait
         try:
             while True:
                 if deadline is None:
@@ -376,7 +354,7 @@ class Signal(Handle):
                                           f"waiting for {condition} {target}", observed)
                     return observed
         finally:
-            self._leave_wait()
+            self._unpin()
 
     @staticmethod
     def wait_any(signals: Sequence[Signal], conditions: str | Sequence[str] = "eq",
@@ -417,7 +395,7 @@ class Signal(Handle):
         entered: list[Signal] = []
         try:
             for i, s in enumerate(signals):
-                hs[i] = s._enter_wait()
+                hs[i] = s._pin()
                 entered.append(s)
             while True:
                 if deadline is None:
@@ -437,7 +415,7 @@ class Signal(Handle):
                     return None, None
         finally:
             for s in entered:
-                s._leave_wait()
+                s._unpin()
 
     # ---- asynchronous handlers -----------------------------------------------------------------
 

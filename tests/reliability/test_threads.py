@@ -370,7 +370,7 @@ def test_closing_a_signal_other_threads_wait_on(how, hsa_rt):
         t.start()
     started.wait()
     deadline = time.monotonic() + 5
-    while sig._waiters < 4 and time.monotonic() < deadline:
+    while sig._rec.children < 4 and time.monotonic() < deadline:
         time.sleep(0.001)                  # until all four are inside the wait
     sig.close()
     assert sig.closed                       # closed for every use at once
