@@ -105,6 +105,18 @@ def pool_access(agent: Agent, pool_handle: Any) -> PoolAccess:
     return PoolAccess(_ACCESS.get(name, str(access)), hops, tuple(links))
 
 
+def _isa_name(isa: Any) -> str:
+    """The name of the ISA with handle cdata `isa` (hsa_isa_get_info_alt)."""
+    ffi, lib = api()
+    n = read_info(lib.hsa_isa_get_info_alt, (isa,), lib.HSA_ISA_INFO_NAME_LENGTH, "u32",
+                  "hsa_isa_get_info_alt")
+    buf = ffi.new("char[]", n + 1)
+    st = lib.hsa_isa_get_info_alt(isa, lib.HSA_ISA_INFO_NAME, buf)
+    if st:
+        raise hsa_error(st, "hsa_isa_get_info_alt")
+    return ffi.string(buf, n).decode()
+
+
 class Agent(Handle):
     """An HSA agent (CPU or GPU).  Borrowed: the runtime owns it; ``runtime`` is its `Runtime`."""
 
@@ -215,35 +227,18 @@ class Agent(Handle):
             return self._static["isa_name"]
         except KeyError:
             pass
-        ffi, lib = api()
         isa = self._fixed("isa", "HSA_AGENT_INFO_ISA", "hsa_isa_t")
-        name = None
-        if isa.handle:
-            n = read_info(lib.hsa_isa_get_info_alt, (isa,), lib.HSA_ISA_INFO_NAME_LENGTH, "u32",
-                          "hsa_isa_get_info_alt")
-            buf = ffi.new("char[]", n + 1)
-            st = lib.hsa_isa_get_info_alt(isa, lib.HSA_ISA_INFO_NAME, buf)
-            if st:
-                raise hsa_error(st, "hsa_isa_get_info_alt")
-            name = ffi.string(buf, n).decode()
+        name = _isa_name(isa) if isa.handle else None
         self._static["isa_name"] = name
         return name
 
     @property
     def isas(self) -> list[str]:
         """Every ISA the agent supports, by name (hsa_agent_iterate_isas), preferred first."""
-        ffi, lib = api()
-        names = []
-        for isa in list_handles(lib.rocpy_hsa_list_isas, (self._require_open(),), "hsa_isa_t",
-                                "hsa_agent_iterate_isas", guess=4):
-            n = read_info(lib.hsa_isa_get_info_alt, (isa,), lib.HSA_ISA_INFO_NAME_LENGTH, "u32",
-                          "hsa_isa_get_info_alt")
-            buf = ffi.new("char[]", n + 1)
-            st = lib.hsa_isa_get_info_alt(isa, lib.HSA_ISA_INFO_NAME, buf)
-            if st:
-                raise hsa_error(st, "hsa_isa_get_info_alt")
-            names.append(ffi.string(buf, n).decode())
-        return names
+        _, lib = api()
+        isas = list_handles(lib.rocpy_hsa_list_isas, (self._require_open(),), "hsa_isa_t",
+                            "hsa_agent_iterate_isas", guess=4)
+        return [_isa_name(isa) for isa in isas]
 
     @property
     def caches(self) -> list[tuple[str, int, int]]:

@@ -18,7 +18,9 @@ from ._common import agent_handle, api
 if TYPE_CHECKING:
     from .agent import Agent
 
-def _unlock(lib: Any, ptr: Any) -> None:
+
+def _unlock(lib: Any, ptr: Any, _keep: Any) -> None:
+    """Release recipe; `_keep` is the cffi buffer, held until the memory is unlocked."""
     st = lib.hsa_amd_memory_unlock(ptr)
     if st:
         raise hsa_error(st, "hsa_amd_memory_unlock")
@@ -69,7 +71,8 @@ class LockedMemory(Handle):
         self.cpu = cpus[0]
         self.agents = tuple(agents or ())
         # the recipe holds the cffi buffer: the memory stays until unlocked
-        super().__init__(int(ffi.cast("uintptr_t", out[0])), (_unlock_keep, lib, host_ptr, cbuf), parents=(runtime,))
+        super().__init__(int(ffi.cast("uintptr_t", out[0])), (_unlock, lib, host_ptr, cbuf),
+                         parents=(runtime,))
 
     @property
     def ptr(self) -> int:
@@ -86,10 +89,6 @@ class LockedMemory(Handle):
         h = self._h
         state = "closed" if h is None else f"ptr={h:#x}"
         return f"<hsa.LockedMemory {state} {self.size} bytes>"
-
-
-def _unlock_keep(lib: Any, ptr: Any, _keep: Any) -> None:
-    _unlock(lib, ptr)
 
 
 def lock(host: Any, agents: Sequence[Agent] | None = None) -> LockedMemory:

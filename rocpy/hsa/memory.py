@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from .._handle import Handle
 from .._hostview import HostView
 from ..errors import RocpyError, hsa_error
-from ._common import Fixed, agent_handle, api, flag_names, read_info, unsigned
+from ._common import Fixed, agent_handle, api, enum_name, flag_names, read_info, unsigned
 
 if TYPE_CHECKING:
     from .agent import Agent, PoolAccess
@@ -46,14 +46,9 @@ class AccessError(RocpyError, PermissionError):
     """The CPU (or another agent) may not access this memory."""
 
 
-def _segment_name(value: int, prefix: str) -> str:
-    ffi, _ = api()
-    name = ffi.string(ffi.cast("hsa_amd_segment_t" if prefix.startswith("HSA_AMD")
-                               else "hsa_region_segment_t", value))
-    if isinstance(name, str) and name.startswith(prefix):
-        name = name[len(prefix):].lower()
-        return "kernarg" if name == "kargs" else name
-    return str(value)
+def _segment_name(ctype: str, value: int, prefix: str) -> str:
+    name = enum_name(ctype, value, prefix)
+    return "kernarg" if name == "kargs" else name
 
 
 class _MemoryPlace(Handle):
@@ -197,7 +192,7 @@ class Pool(_MemoryPlace):
     def segment(self) -> str:
         """``'global'``, ``'readonly'``, ``'private'`` or ``'group'``."""
         value = self._fixed("segment", "HSA_AMD_MEMORY_POOL_INFO_SEGMENT", "enum")
-        return _segment_name(value, "HSA_AMD_SEGMENT_")
+        return _segment_name("hsa_amd_segment_t", value, "HSA_AMD_SEGMENT_")
 
     @property
     def flags(self) -> frozenset[str]:
@@ -214,10 +209,7 @@ class Pool(_MemoryPlace):
 
     alloc_granule = Fixed("HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_GRANULE", "size")
 
-    @property
-    def alloc_alignment(self) -> int:
-        return self._fixed("alloc_alignment", "HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALIGNMENT",
-                           "size")
+    alloc_alignment = Fixed("HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALIGNMENT", "size")
 
     alloc_max_size = Fixed("HSA_AMD_MEMORY_POOL_INFO_ALLOC_MAX_SIZE", "size")
 
@@ -228,7 +220,6 @@ class Pool(_MemoryPlace):
         """How `agent` reaches this pool (see `rocpy.hsa.PoolAccess`)."""
         from .agent import pool_access
         return pool_access(agent, self._require_open())
-
 
 
 class Region(_MemoryPlace):
@@ -253,7 +244,7 @@ class Region(_MemoryPlace):
     @property
     def segment(self) -> str:
         value = self._fixed("segment", "HSA_REGION_INFO_SEGMENT", "enum")
-        return _segment_name(value, "HSA_REGION_SEGMENT_")
+        return _segment_name("hsa_region_segment_t", value, "HSA_REGION_SEGMENT_")
 
     @property
     def flags(self) -> frozenset[str]:
@@ -277,7 +268,6 @@ class Region(_MemoryPlace):
     @property
     def is_system(self) -> bool:
         return self.host_accessible
-
 
 
 def _size(nbytes: Any) -> int:

@@ -313,17 +313,15 @@ class Queue(Handle):
         st = lib.hsa_amd_profiling_get_dispatch_time(agent, h, out)
         if st:
             raise hsa_error(st, "hsa_amd_profiling_get_dispatch_time")
-        start, end = out.start, out.end
         conv = ffi.new("uint64_t *")
-        for name, tick in (("start", start), ("end", end)):
+
+        def system_ticks(tick: int) -> int:
             st = lib.hsa_amd_profiling_convert_tick_to_system_domain(agent, tick, conv)
             if st:
                 raise hsa_error(st, "hsa_amd_profiling_convert_tick_to_system_domain")
-            if name == "start":
-                start = conv[0]
-            else:
-                end = conv[0]
-        return DispatchTime(start, end, timestamp_frequency())
+            return conv[0]
+
+        return DispatchTime(system_ticks(out.start), system_ticks(out.end), timestamp_frequency())
 
     # ---- submission (under self._lock) ----------------------------------------------------
 
@@ -385,7 +383,7 @@ class Queue(Handle):
                                     group_segment_size, private_segment_size, dynamic_lds)
         if kernel._h is None:
             raise kernel._closed_error()
-        if kernel._packs:
+        if kernel._packs:            # Kernel.pack, inlined: one call less per dispatch
             kernarg = kernel._pack(args, grid, workgroup, None, dynamic_lds, None)
             if kernel._kernarg_pad:
                 kernarg += kernel._pad_bytes
@@ -455,10 +453,7 @@ class Queue(Handle):
             with self._lock:
                 gen = lib.rocpy_aql_submit_repeat(self._live_aql(), d._packet, d._kernarg, len(d._kernarg),
                                                   0, n)
-                if gen != self._gen:
-                    self._submitted(gen, d)
-                else:
-                    self._refs.append(d)
+                self._submitted(gen, d)
             return
         if count is not None:
             raise TypeError("count= goes with a single Dispatch")
@@ -475,10 +470,7 @@ class Queue(Handle):
         blob = b"".join(records)
         with self._lock:
             gen = lib.rocpy_aql_submit(self._live_aql(), blob, len(blob), len(records), _ffi_null())
-            if gen != self._gen:
-                self._submitted(gen, items)
-            else:
-                self._refs.append(items)
+            self._submitted(gen, items)
 
     def _refuse(self, items: Sequence[Any]) -> None:
         for i, d in enumerate(items):

@@ -253,25 +253,16 @@ class Signal(Handle):
 
     def store(self, value: int, order: str = "screlease") -> None:
         """Set the value, waking waiters (hsa_signal_store_*)."""
-        h = self._use()
-        try:
-            fn = _ops["store"][order]
-        except KeyError:
-            raise _order_error("store", order) from None
-        fn(h, _int64(value))
+        self._rmw("store", value, order)
 
     def silent_store(self, value: int, order: str = "screlease") -> None:
         """Set the value without waking waiters (hsa_signal_silent_store_*)."""
-        h = self._use()
-        try:
-            fn = _ops["silent_store"][order]
-        except KeyError:
-            raise _order_error("silent_store", order) from None
-        fn(h, _int64(value))
+        self._rmw("silent_store", value, order)
 
     # ---- read-modify-write ----------------------------------------------------------------
 
     def _rmw(self, op: str, value: int, order: str) -> Any:
+        """``op`` (a store or read-modify-write of one value) in memory `order`."""
         h = self._use()
         try:
             fn = _ops[op][order]
@@ -377,8 +368,6 @@ class Signal(Handle):
             raise ValueError(f"{n} signals need {n} conditions and values "
                              f"({len(conds)} and {len(vals)} given)")
         ffi, lib = api()
-        if not _ops:
-            _bind(lib)
         hs = ffi.new("hsa_signal_t[]", n)
         cs = ffi.new("hsa_signal_condition_t[]", n)
         vs = ffi.new("hsa_signal_value_t[]", n)
@@ -392,6 +381,7 @@ class Signal(Handle):
         out = ffi.new("hsa_signal_value_t *")
         limit = check_timeout(timeout)
         deadline = None if limit is None else time.monotonic() + limit
+        slice_ticks = ticks(_SLICE)
         entered: list[Signal] = []
         try:
             for i, s in enumerate(signals):
@@ -399,7 +389,7 @@ class Signal(Handle):
                 entered.append(s)
             while True:
                 if deadline is None:
-                    hint = ticks(_SLICE)
+                    hint = slice_ticks
                 else:
                     left = deadline - time.monotonic()
                     hint = ticks(min(left, _SLICE)) if left > 0 else 0

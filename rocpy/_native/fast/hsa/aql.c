@@ -126,15 +126,20 @@ static int wait_zero(rocpy_aql_queue *q, hsa_signal_t signal) {
     return 0;
 }
 
+/* A barrier-AND packet with the barrier bit and no dependencies (completion signal 0). */
+static void barrier_and_packet(char packet[PACKET_BYTES]) {
+    memset(packet, 0, PACKET_BYTES);
+    uint16_t header = (uint16_t)((HSA_PACKET_TYPE_BARRIER_AND << HSA_PACKET_HEADER_TYPE) |
+                                 (1u << HSA_PACKET_HEADER_BARRIER));
+    memcpy(packet, &header, sizeof header);
+}
+
 /* Close the current segment with a barrier-AND packet and open the next. */
 static int64_t next_segment(rocpy_aql_queue *q, int64_t *last) {
     hsa_signal_t retire = q->retire[q->seg];
     hsa_signal_store_relaxed(retire, 1);
     char barrier[PACKET_BYTES];
-    memset(barrier, 0, sizeof barrier);
-    uint16_t header = (uint16_t)((HSA_PACKET_TYPE_BARRIER_AND << HSA_PACKET_HEADER_TYPE) |
-                                 (1u << HSA_PACKET_HEADER_BARRIER));
-    memcpy(barrier, &header, sizeof header);
+    barrier_and_packet(barrier);
     uint64_t index;
     int rc = reserve(q, &index, last);
     if (rc) {
@@ -236,10 +241,7 @@ int64_t rocpy_aql_close_segment(rocpy_aql_queue *q) {
     if (!q->nseg) {
         /* no kernarg ring: a plain barrier still orders the queue */
         char barrier[PACKET_BYTES];
-        memset(barrier, 0, sizeof barrier);
-        uint16_t header = (uint16_t)((HSA_PACKET_TYPE_BARRIER_AND << HSA_PACKET_HEADER_TYPE) |
-                                     (1u << HSA_PACKET_HEADER_BARRIER));
-        memcpy(barrier, &header, sizeof header);
+        barrier_and_packet(barrier);
         rc = put(q, barrier, NULL, 0, 0, &last);
     } else {
         rc = next_segment(q, &last);

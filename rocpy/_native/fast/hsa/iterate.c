@@ -12,30 +12,18 @@ static void add(collect_t *c, uint64_t handle) {
     c->count++;
 }
 
-static hsa_status_t on_agent(hsa_agent_t h, void *data) {
-    add(data, h.handle);
-    return HSA_STATUS_SUCCESS;
-}
+/* The iterate callback of each handle type: collect the handle, go on. */
+#define ON_HANDLE(name, type)                                \
+    static hsa_status_t name(type h, void *data) {           \
+        add(data, h.handle);                                 \
+        return HSA_STATUS_SUCCESS;                           \
+    }
 
-static hsa_status_t on_pool(hsa_amd_memory_pool_t h, void *data) {
-    add(data, h.handle);
-    return HSA_STATUS_SUCCESS;
-}
-
-static hsa_status_t on_region(hsa_region_t h, void *data) {
-    add(data, h.handle);
-    return HSA_STATUS_SUCCESS;
-}
-
-static hsa_status_t on_isa(hsa_isa_t h, void *data) {
-    add(data, h.handle);
-    return HSA_STATUS_SUCCESS;
-}
-
-static hsa_status_t on_cache(hsa_cache_t h, void *data) {
-    add(data, h.handle);
-    return HSA_STATUS_SUCCESS;
-}
+ON_HANDLE(on_agent, hsa_agent_t)
+ON_HANDLE(on_pool, hsa_amd_memory_pool_t)
+ON_HANDLE(on_region, hsa_region_t)
+ON_HANDLE(on_isa, hsa_isa_t)
+ON_HANDLE(on_cache, hsa_cache_t)
 
 static hsa_status_t on_symbol(hsa_executable_t e, hsa_agent_t a, hsa_executable_symbol_t h, void *data) {
     (void)e;
