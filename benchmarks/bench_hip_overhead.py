@@ -83,20 +83,23 @@ def cases(dev: hip.Device, s: hip.Stream, ops: int, cache: str) -> list[tuple[Ca
     out: list[tuple[Case, object]] = []
     keep = []
 
+    def launches(kernel: hip.Kernel, block: int, args: tuple, extra: object) -> dict:
+        """The two variants of a launch case: ``extra`` is the raw call's prepared arguments."""
+        F = kernel.handle
+
+        def raw():
+            for _ in range(ops):
+                L(F, 1, 1, 1, block, 1, 1, 0, S, null, extra)
+
+        def ours():
+            launch = kernel.launch
+            for _ in range(ops):
+                launch(1, block, args, s)
+        return {"raw": raw, "rocpy": ours}
+
     empty = hip.Module.load(kernel_path("empty", dev, cache), dev)["empty"]
-    F, extra = empty.handle, empty._extra
     keep.append(empty)
-
-    def raw_empty():
-        for _ in range(ops):
-            L(F, 1, 1, 1, 1, 1, 1, 0, S, null, extra)
-
-    def rocpy_empty():
-        launch = empty.launch
-        for _ in range(ops):
-            launch(1, 1, (), s)
-
-    out.append(Case("launch, empty kernel", {"raw": raw_empty, "rocpy": rocpy_empty},
+    out.append(Case("launch, empty kernel", launches(empty, 1, (), empty._extra),
                     reference="raw", ops=ops))
 
     vadd = hip.Module.load(kernel_path("vadd", dev, cache), dev)["vadd"]
@@ -104,19 +107,8 @@ def cases(dev: hip.Device, s: hip.Stream, ops: int, cache: str) -> list[tuple[Ca
     bufs = [dev.context.alloc(n * 4) for _ in range(3)]
     args = (bufs[0], bufs[1], bufs[2], np.int32(n))
     kbuf, size_p, vextra = vadd._packed(args, 1, 256, 0)
-    FV = vadd.handle
     keep += [vadd, bufs, kbuf, size_p, vextra]
-
-    def raw_vadd():
-        for _ in range(ops):
-            L(FV, 1, 1, 1, 256, 1, 1, 0, S, null, vextra)
-
-    def rocpy_vadd():
-        launch = vadd.launch
-        for _ in range(ops):
-            launch(1, 256, args, s)
-
-    out.append(Case("launch, vadd (4 args)", {"raw": raw_vadd, "rocpy": rocpy_vadd},
+    out.append(Case("launch, vadd (4 args)", launches(vadd, 256, args, vextra),
                     reference="raw", ops=ops))
 
     ev = hip.Event(dev, timing=False)

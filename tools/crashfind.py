@@ -168,7 +168,7 @@ def agents(kind=None):
         t = ffi.new("hsa_device_type_t *")
         lib.hsa_agent_get_info(a, lib.HSA_AGENT_INFO_DEVICE, t)
         if kind is None or t[0] == kind:
-            found.append(ffi.new("hsa_agent_t *", {"handle": a.handle})[0])
+            found.append(agent_h(a.handle))
         return 0
     hsa_ok(lib.hsa_iterate_agents(cb, NULL), "hsa_iterate_agents")
     return found
@@ -180,17 +180,9 @@ def pools(agent):
     found = []
     @ffi.callback("hsa_status_t(hsa_amd_memory_pool_t, void *)")
     def cb(p, data):
-        found.append(ffi.new("hsa_amd_memory_pool_t *", {"handle": p.handle})[0])
+        found.append(pool_h(p.handle))
         return 0
     hsa_ok(lib.hsa_amd_agent_iterate_memory_pools(agent, cb, NULL), "iterate pools")
-    return found
-def regions(agent):
-    found = []
-    @ffi.callback("hsa_status_t(hsa_region_t, void *)")
-    def cb(r, data):
-        found.append(ffi.new("hsa_region_t *", {"handle": r.handle})[0])
-        return 0
-    hsa_ok(lib.hsa_agent_iterate_regions(agent, cb, NULL), "iterate regions")
     return found
 def pool():
     return pools(gpu())[0]

@@ -29,6 +29,31 @@ static void fill_random(unsigned *p, size_t n, unsigned seed) {
     }
 }
 
+/* Make `dev` current with its context, enable its access to the other device's memory
+ * where it can, and give it two buffers, a non-blocking stream and a timing-free event. */
+static void open_device(int dev, int can_access_peer, size_t size, void **a, void **b,
+                        hipStream_t *s, hipEvent_t *e) {
+    CHECK(hipSetDevice(dev));
+    CHECK(hipFree(NULL));
+    if (can_access_peer) {
+        hipError_t st = hipDeviceEnablePeerAccess(1 - dev, 0);
+        if (st != hipSuccess && st != hipErrorPeerAccessAlreadyEnabled) CHECK(st);
+    }
+    CHECK(hipMalloc(a, size));
+    CHECK(hipMalloc(b, size));
+    CHECK(hipStreamCreateWithFlags(s, hipStreamNonBlocking));
+    CHECK(hipEventCreateWithFlags(e, hipEventDisableTiming));
+}
+
+/* Release what open_device made (and leave `dev` current). */
+static void close_device(int dev, void *a, void *b, hipStream_t s, hipEvent_t e) {
+    CHECK(hipSetDevice(dev));
+    CHECK(hipFree(a));
+    CHECK(hipFree(b));
+    CHECK(hipStreamDestroy(s));
+    CHECK(hipEventDestroy(e));
+}
+
 enum { D01_SYNC, D10_SYNC, D01, D10, D01_EVENTS, BIDIR, ARMS };
 static const char *arm_names[ARMS] = {"d01_sync", "d10_sync", "d01", "d10", "d01_events",
                                       "bidirectional"};
@@ -49,28 +74,10 @@ int main(int argc, char **argv) {
     void *a0, *b0, *a1, *b1;
     hipStream_t s0, s1;
     hipEvent_t e0, e1, start, stop;
-    CHECK(hipSetDevice(0));
-    CHECK(hipFree(NULL));
-    if (can01) {
-        hipError_t st = hipDeviceEnablePeerAccess(1, 0);
-        if (st != hipSuccess && st != hipErrorPeerAccessAlreadyEnabled) CHECK(st);
-    }
-    CHECK(hipMalloc(&a0, max_size));
-    CHECK(hipMalloc(&b0, max_size));
-    CHECK(hipStreamCreateWithFlags(&s0, hipStreamNonBlocking));
-    CHECK(hipEventCreateWithFlags(&e0, hipEventDisableTiming));
+    open_device(0, can01, max_size, &a0, &b0, &s0, &e0);
     CHECK(hipEventCreate(&start));
     CHECK(hipEventCreate(&stop));
-    CHECK(hipSetDevice(1));
-    CHECK(hipFree(NULL));
-    if (can10) {
-        hipError_t st = hipDeviceEnablePeerAccess(0, 0);
-        if (st != hipSuccess && st != hipErrorPeerAccessAlreadyEnabled) CHECK(st);
-    }
-    CHECK(hipMalloc(&a1, max_size));
-    CHECK(hipMalloc(&b1, max_size));
-    CHECK(hipStreamCreateWithFlags(&s1, hipStreamNonBlocking));
-    CHECK(hipEventCreateWithFlags(&e1, hipEventDisableTiming));
+    open_device(1, can10, max_size, &a1, &b1, &s1, &e1);
 
     /* correctness: random data both ways, and a dev1 stream ordered after a dev0 event */
     size_t check_n = (1u << 20) / sizeof(unsigned);
@@ -155,17 +162,9 @@ int main(int argc, char **argv) {
     }
     printf("  }\n}\n");
     free(samples);
-    CHECK(hipSetDevice(0));
-    CHECK(hipFree(a0));
-    CHECK(hipFree(b0));
-    CHECK(hipStreamDestroy(s0));
-    CHECK(hipEventDestroy(e0));
+    close_device(0, a0, b0, s0, e0);
     CHECK(hipEventDestroy(start));
     CHECK(hipEventDestroy(stop));
-    CHECK(hipSetDevice(1));
-    CHECK(hipFree(a1));
-    CHECK(hipFree(b1));
-    CHECK(hipStreamDestroy(s1));
-    CHECK(hipEventDestroy(e1));
+    close_device(1, a1, b1, s1, e1);
     return ok ? 0 : 1;
 }

@@ -58,21 +58,22 @@ def parse_size(text: str) -> int:
     return n
 
 
-def _positive(text: str) -> int:
+def _integer(text: str) -> int:
     try:
-        n = int(text)
+        return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+
+
+def _positive(text: str) -> int:
+    n = _integer(text)
     if n < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {n}")
     return n
 
 
 def _non_negative(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    n = _integer(text)
     if n < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, not {n}")
     return n

@@ -408,10 +408,10 @@ def measure(bench: Bench, env: Env,
         if case is None:
             return Measured(bench, None, error)
         rep = repeats(plan, per_rep)
-        hook = None
+        hook: Callable[[Progress], object] | None = None
         if progress is not None:
-            def hook(p: Progress, _total: int = rep + plan.warmup) -> None:
-                progress(p, _total)
+            report, total = progress, rep + plan.warmup
+            hook = lambda p: report(p, total)  # noqa: E731
         try:
             res = run_cases([case], repeat=rep, warmup=plan.warmup, progress=hook)
         except Exception as exc:

@@ -1,0 +1,33 @@
+# Sourced by hip_ref.sh and peer_ref.sh (from the repository root, under
+# `set -euo pipefail`): `ref_build NAME BACKEND` compiles benchmarks/c/NAME.c
+# for BACKEND into $out and sets $ref_bin to the program.
+#   nvidia  HIP's NVIDIA headers over CUDA 11's runtime (the variables of
+#           .devkit/setup.sh or the README's build section)
+#   stub    the stub's C sources and its generated weak defaults
+out=build/hip-ref
+mkdir -p "$out"
+
+ref_build() {
+  local name=$1 backend=$2 inc gen cuda
+  case "$backend" in
+  nvidia)
+    inc=${ROCPY_ROCM_INCLUDE:-/usr/include}
+    cuda=${ROCPY_CUDA_RUNTIME:?set ROCPY_CUDA_RUNTIME (the CUDA 11 runtime folder)}
+    ref_bin=$out/$name
+    ${CC:-gcc} -O2 -w -D__HIP_PLATFORM_NVIDIA__ -D__HIP_PLATFORM_NVCC__ \
+      -include library_types.h -I"$cuda/include" ${ROCPY_CUDA_EXTRA_INCLUDE:+-I"$ROCPY_CUDA_EXTRA_INCLUDE"} \
+      -I"$inc" "benchmarks/c/$name.c" -o "$ref_bin" \
+      -L"$cuda/lib" -l:libcudart.so.11.0 -Wl,-rpath,"$cuda/lib" -lcuda
+    ;;
+  stub)
+    gen=build/rocpy-generated/stub_defaults.c
+    [ -e "$gen" ] || ROCPY_BUILD_AMD=0 python3 setup.py -q build_ext --inplace
+    inc=$(python3 -c "from rocpy._build.api import describe; print(describe('amd').install.include_dir)")
+    ref_bin=$out/${name}_stub
+    ${CC:-gcc} -O2 -pthread -w -D_GNU_SOURCE -D__HIP_PLATFORM_AMD__ -D__HIP_PLATFORM_HCC__ \
+      -I"$inc" -Irocpy/_native/stub "benchmarks/c/$name.c" rocpy/_native/stub/*.c "$gen" \
+      -o "$ref_bin"
+    ;;
+  *) echo "unknown backend $backend" >&2; exit 2 ;;
+  esac
+}
