@@ -172,19 +172,26 @@ def _order(buffer: Any, stream: Any, dev_type: int, dev_id: int) -> None:
         marker.close()
 
 
+def _settle(buffer: Any) -> None:
+    """Wait for the work rocpy last enqueued on ``buffer`` (before a synchronous copy of it,
+    which the legacy null stream does not order after a non-blocking stream)."""
+    from .memory import last_stream
+    last = last_stream(buffer)
+    if last is not None:
+        last.synchronize()
+
+
 def export(buffer: Any, dtype: np.dtype, shape: tuple[int, ...], *, stream: Any,
            max_version: Any, dl_device: Any, copy: Any, readonly: bool = False) -> Any:
     """A DLPack capsule of ``buffer`` as ``dtype[shape]`` (see `TypedBuffer.__dlpack__`)."""
-    from .memory import DeviceBuffer, HostBuffer, ManagedBuffer, last_stream
+    from .memory import DeviceBuffer, HostBuffer, ManagedBuffer
     buffer._require_open()
     dev_type, dev_id = buffer._dl_device()
     versioned = max_version is not None and int(tuple(max_version)[0]) >= 1
     copied = False
     if dl_device is not None and tuple(dl_device) != (dev_type, dev_id):
         if tuple(dl_device)[:1] == (_api.KDL_CPU,) and copy is not False:
-            last = last_stream(buffer)
-            if last is not None:
-                last.synchronize()
+            _settle(buffer)
             array = np.empty(shape, dtype)
             buffer.copy_to(array.reshape(-1).view(np.uint8) if array.size else array)
             return array.__dlpack__(max_version=max_version, copy=False) if versioned \
@@ -202,9 +209,7 @@ def export(buffer: Any, dtype: np.dtype, shape: tuple[int, ...], *, stream: Any,
             twin = ctx.alloc(buffer.nbytes)
         else:
             raise BufferError(f"cannot copy a {type(buffer).__name__}")
-        last = last_stream(buffer)
-        if last is not None:
-            last.synchronize()
+        _settle(buffer)
         twin.copy_from(buffer)
         buffer, copied = twin, True
     else:
@@ -280,14 +285,13 @@ def import_capsule(capsule: Any) -> Any:
     from . import memory
     from .device import Device
     if _capsule_is_valid(capsule, _VERSIONED):
-        name, used, versioned = _VERSIONED, _USED_VERSIONED, True
+        used, versioned = _USED_VERSIONED, True
         mt = _ffi.cast("DLManagedTensorVersioned *", _capsule_get(capsule, _VERSIONED))
     elif _capsule_is_valid(capsule, _LEGACY):
-        name, used, versioned = _LEGACY, _USED_LEGACY, False
+        used, versioned = _USED_LEGACY, False
         mt = _ffi.cast("DLManagedTensor *", _capsule_get(capsule, _LEGACY))
     else:
         raise BufferError("not a DLPack capsule, or one already consumed")
-    del name
     if _capsule_set_name(capsule, used) != 0:
         raise BufferError("cannot mark the DLPack capsule as consumed")
     address = int(_ffi.cast("uintptr_t", mt))

@@ -114,6 +114,11 @@ class _OrderedHandle(Handle):
         objs, box[0] = box[0], []
         return objs
 
+    def _restore(self, taken: list | None) -> None:
+        """After a wait that failed: hold again what `_take` detached."""
+        if taken:
+            self._unfenced[0].extend(taken)
+
     def _completed(self, taken: list | None = None) -> None:
         """After a wait that completed this stream's work: drop what it held."""
         del taken
@@ -126,5 +131,5 @@ class _OrderedHandle(Handle):
         objs = self._take()
         if not objs or _hand_to_reaper(self._h, self._dev_index, self._ctx, objs):
             return True
-        self._unfenced[0].extend(objs)
+        self._restore(objs)
         return False

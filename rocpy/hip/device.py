@@ -33,6 +33,9 @@ _devices: dict[int, Device] = {}
 _count: int | None = None
 _prop_classes: dict[str, type] = {}
 _attr_names: dict[str, str] | None = None
+#: `Device.limit` names and the hipLimit_t each stands for.
+_LIMITS = {"malloc_heap_size": "hipLimitMallocHeapSize", "stack_size": "hipLimitStackSize",
+           "printf_fifo_size": "hipLimitPrintfFifoSize"}
 
 
 def device_count() -> int:
@@ -182,10 +185,8 @@ class Device(Handle):
 
     def set_current(self) -> None:
         """Make this the calling thread's current device (``hipSetDevice``, always called)."""
-        st = api().lib.hipSetDevice(self._index)
-        if st:
-            raise hip_error(st, "hipSetDevice")
-        _api._tls.device = self._index
+        _api.forget_current_device()
+        use_device(self._index)
 
     @property
     def index(self) -> int:
@@ -337,14 +338,9 @@ class Device(Handle):
         if not isinstance(name, str):
             raise TypeError(f"a limit is named by a str, not {type(name).__name__}")
         a = api()
-        table = {"mallocheapsize": "hipLimitMallocHeapSize", "stacksize": "hipLimitStackSize",
-                 "printffifosize": "hipLimitPrintfFifoSize"}
-        full = table.get(name.replace("_", "").lower())
+        full = {k.replace("_", ""): v for k, v in _LIMITS.items()}.get(name.replace("_", "").lower())
         if full is None or not hasattr(a.lib, full):
-            known = ", ".join(sorted(k for k, v in {"malloc_heap_size": "hipLimitMallocHeapSize",
-                                                    "stack_size": "hipLimitStackSize",
-                                                    "printf_fifo_size": "hipLimitPrintfFifoSize"
-                                                    }.items() if hasattr(a.lib, v)))
+            known = ", ".join(sorted(k for k, v in _LIMITS.items() if hasattr(a.lib, v)))
             raise _api.invalid("Device.limit", f"unknown limit {name!r}; one of {known}")
         use_device(self._index)
         out = a.ffi.new("size_t *")
@@ -372,8 +368,7 @@ class Device(Handle):
         st = api().lib.hipDeviceSynchronize()
         if st:
             for s, objs in taken:
-                if objs:
-                    s._unfenced[0].extend(objs)
+                s._restore(objs)
             raise hip_error(st, "hipDeviceSynchronize")
         for s, objs in taken:
             s._completed(objs)

@@ -30,8 +30,6 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-import numpy as np
-
 from .. import _dispatcher
 from .._dispatcher import CallbackErrors, dispatcher
 from .._handle import Handle
@@ -237,14 +235,12 @@ class Graph(Handle):
 
         Sizes must match.
         """
-        from .memory import Buffer, _endpoint
+        from .memory import _other_end
         h = self._require_open()
         a = api()
         call = "Graph.add_copy"
-        dptr, dn, dkeep = (dst.ptr, dst.nbytes, dst) if isinstance(dst, Buffer) else \
-            _endpoint(dst, True, call)
-        sptr, sn, skeep = (src.ptr, src.nbytes, src) if isinstance(src, Buffer) else \
-            _endpoint(src, False, call)
+        dptr, dn, dkeep = _other_end(dst, True, call)
+        sptr, sn, skeep = _other_end(src, False, call)
         if dn != sn:
             raise _api.invalid(call, f"the source has {sn} bytes, the destination {dn}")
         dep, n = self._deps(deps)
@@ -255,24 +251,13 @@ class Graph(Handle):
 
     def add_memset(self, dst: Any, value: Any, deps: Any = ()) -> GraphNode:
         """A fill node: ``value`` as in `Buffer.fill` (a byte, or a 4-byte numpy scalar)."""
-        from .memory import Buffer
+        from .memory import Buffer, _fill_pattern
         if not isinstance(dst, Buffer):
             raise TypeError(f"Graph.add_memset fills a buffer, not {type(dst).__name__}")
         h = self._require_open()
         a = api()
-        call = "Graph.add_memset"
         ptr, nbytes = dst.ptr, dst.nbytes
-        if type(value) is int:
-            if not 0 <= value <= 255:
-                raise _api.invalid(call, f"{value} is not a byte; pass np.uint32({value}) for "
-                                         "a 32-bit pattern")
-            elem, pattern = 1, value
-        elif isinstance(value, np.generic) and value.dtype.itemsize in (1, 4):
-            elem, pattern = value.dtype.itemsize, int.from_bytes(value.tobytes(), "little")
-        else:
-            raise TypeError(f"{call}: expected an int 0..255 or a 1- or 4-byte numpy scalar")
-        if nbytes % elem:
-            raise _api.invalid(call, f"a 32-bit fill needs a multiple of 4 bytes, not {nbytes}")
+        elem, pattern = _fill_pattern(value, nbytes, "Graph.add_memset")
         p = a.ffi.new("hipMemsetParams *")
         p.dst = a.ffi.cast("void *", ptr)
         p.elementSize = elem

@@ -268,49 +268,30 @@ class Buffer(Handle):
         ptr = self._h
         if ptr is None:
             raise self._closed_error()
-        call = f"{type(self).__name__}.fill"
-        if type(value) is int:
-            if not 0 <= value <= 255:
-                raise _api.invalid(call, f"{value} is not a byte (0..255); for a 32-bit pattern "
-                                         f"pass np.uint32({value}) or np.int32({value})")
-            width, pattern = 1, value
-        elif isinstance(value, np.generic) and value.dtype.itemsize in (1, 4) \
-                and value.dtype.kind in "iufb":
-            width = value.dtype.itemsize
-            pattern = int.from_bytes(value.tobytes(), "little")
-        else:
-            raise TypeError(f"{call}: expected an int 0..255 or a 1- or 4-byte numpy scalar, "
-                            f"not {type(value).__name__}")
         n = self._nbytes
-        if width == 4 and n % 4:
-            raise _api.invalid(call, f"a 32-bit fill needs a multiple of 4 bytes, not {n}")
+        width, pattern = _fill_pattern(value, n, f"{type(self).__name__}.fill")
         if n == 0:
             return
-        a = api()
-        lib, p = a.lib, a.ffi.cast("void *", ptr)
-        dp = _devptr(ptr)  # the hipMemsetD32* functions take a hipDeviceptr_t
-        if width == 4 and pattern >= 1 << 31:
-            pattern -= 1 << 32  # hipMemsetD32 takes an int
+        lib = api().lib
+        if width == 4:
+            # the hipMemsetD32* functions take a hipDeviceptr_t and an int
+            p = _devptr(ptr)
+            if pattern >= 1 << 31:
+                pattern -= 1 << 32
+        else:
+            p = _void(ptr)
         if stream is None:
-            if self._dev_index >= 0:
-                use_device(self._dev_index)
-            null = _null_of(self._dev_index)
-            taken = null._take() if null is not None else None
             if width == 4:
-                st = lib.hipMemsetD32(dp, pattern, n // 4)
+                st = _on_null(self._dev_index, lib.hipMemsetD32, p, pattern, n // 4)
             else:
-                st = lib.hipMemset(p, pattern, n)
+                st = _on_null(self._dev_index, lib.hipMemset, p, pattern, n)
             if st:
-                if taken:
-                    null._unfenced[0].extend(taken)
                 raise hip_error(st, "hipMemsetD32" if width == 4 else "hipMemset")
-            if null is not None:
-                null._completed(taken)
             return
         s = _stream_of(stream)
         sh = s._enter()
         if width == 4:
-            st = lib.hipMemsetD32Async(dp, pattern, n // 4, sh)
+            st = lib.hipMemsetD32Async(p, pattern, n // 4, sh)
         else:
             st = lib.hipMemsetAsync(p, pattern, n, sh)
         if st:
@@ -456,6 +437,43 @@ def last_stream(buf: Buffer) -> Any:
     return s if s is not None and s._h is not None else None
 
 
+def _fill_pattern(value: Any, nbytes: int, call: str) -> tuple[int, int]:
+    """(element width, pattern) of a fill value: an int 0..255 fills bytes, a 1- or
+    4-byte numpy scalar elements of its size (``nbytes`` a multiple of 4 for those)."""
+    if type(value) is int:
+        if not 0 <= value <= 255:
+            raise _api.invalid(call, f"{value} is not a byte (0..255); for a 32-bit pattern "
+                                     f"pass np.uint32({value}) or np.int32({value})")
+        return 1, value
+    if isinstance(value, np.generic) and value.dtype.itemsize in (1, 4) \
+            and value.dtype.kind in "iufb":
+        width = value.dtype.itemsize
+        if width == 4 and nbytes % 4:
+            raise _api.invalid(call, f"a 32-bit fill needs a multiple of 4 bytes, not {nbytes}")
+        return width, int.from_bytes(value.tobytes(), "little")
+    raise TypeError(f"{call}: expected an int 0..255 or a 1- or 4-byte numpy scalar, "
+                    f"not {type(value).__name__}")
+
+
+def _on_null(index: int, fn: Any, *args: Any) -> int:
+    """``fn(*args)``, a synchronous call ordered like the legacy null stream of device
+    ``index`` (-1: the current device), made with that device current; its status.
+
+    It completes the null stream's earlier work, so what that work held is dropped
+    (and held again if the call fails)."""
+    if index >= 0:
+        use_device(index)
+    null = _null_of(index)
+    if null is None:
+        return fn(*args)
+    taken = null._take()
+    st = fn(*args)
+    if st:
+        null._restore(taken)
+    else:
+        null._completed(taken)
+    return st
+
 
 def _null_of(index: int) -> Any:
     """The null stream wrapper of device ``index`` (-1: the current device), if one exists."""
@@ -470,7 +488,6 @@ def _null_of(index: int) -> Any:
 
 
 Stream: Any = None  # rocpy.hip.stream.Stream, bound at the first use (import cycle)
-_BUFFER_TYPES: frozenset = frozenset()
 _void_cache: dict[int, Any] = {}
 
 
@@ -552,31 +569,14 @@ def _copy(dst: int, src: int, n: int, stream: Any, buf: Buffer, other: Any) -> N
             other._last = s._weak
         s._hold((buf, other))
         return
-    if stream is None:
-        index = buf._dev_index
-        if index < 0 and isinstance(other, Buffer):
-            index = other._dev_index
-        if index >= 0:
-            use_device(index)
-        null = _null_of(index)
-        taken = null._take() if null is not None else None
-        st = lib.hipMemcpy(_void(dst), _void(src), n, lib.hipMemcpyDefault)
-        if st:
-            if taken:
-                null._unfenced[0].extend(taken)
-            raise hip_error(st, "hipMemcpy")
-        if null is not None:
-            null._completed(taken)  # a synchronous copy completes the null stream's earlier work
-        return
+    index = buf._dev_index
+    if index < 0 and isinstance(other, Buffer):
+        index = other._dev_index
+    st = _on_null(index, lib.hipMemcpy, _void(dst), _void(src), n, lib.hipMemcpyDefault)
+    if st:
+        raise hip_error(st, "hipMemcpy")
 
+
+_BUFFER_TYPES = frozenset({DeviceBuffer, HostBuffer, ManagedBuffer})
 
 __all__ = ["Buffer", "DeviceBuffer", "HostBuffer", "ManagedBuffer", "TypedBuffer"]
-
-
-
-def _bind_constants() -> None:
-    global _BUFFER_TYPES
-    _BUFFER_TYPES = frozenset({DeviceBuffer, HostBuffer, ManagedBuffer})
-
-
-_bind_constants()

@@ -259,7 +259,7 @@ class Kernel(Handle):
     """
 
     __slots__ = ("_module", "_dev", "_dev_index", "_name", "_info", "_layout", "_pack_into",
-                 "_geom_args", "_kbuf", "_kview", "_extra", "_size_p", "_fn", "_null",
+                 "_geom_args", "_kfirst", "_extra", "_fn", "_null",
                  "_lg", "_lb", "_ls", "_dims", "_max_threads", "_max_block", "_max_grid",
                  "_max_shared", "_nullp", "_bufs", "_noargs")
 
@@ -303,7 +303,6 @@ class Kernel(Handle):
         k._nullp = ffi.NULL
         # nothing to pack (no parameters, no hidden arguments): one constant buffer serves all
         k._noargs = not layout.params and not layout.hidden
-        size = layout.size
         # One kernarg buffer per kernel, reused by every launch.  Reuse is safe
         # once hipModuleLaunchKernel returns: hipamd copies the arguments at
         # the call (hip_module.cpp ihipLaunchKernelCommand: each parameter is
@@ -315,10 +314,11 @@ class Kernel(Handle):
         # parameter buffer at launch; the stub copies in hip_launch_prepare.
         # Buffers are taken from a small pool (list.pop/append are atomic), so
         # threads launching the same kernel at once each pack their own.
-        k._bufs = []
-        k._kbuf, k._size_p, k._extra = k._new_buffer(size)
-        k._kview = ffi.buffer(k._kbuf)
-        k._bufs.append((k._kview, k._extra, k._kbuf, k._size_p))
+        # ``_kfirst`` keeps the first buffer, which ``_extra`` (argument-less launches) uses,
+        # alive when a failed pack drops it from the pool.
+        k._kfirst = k._new_buffer()
+        k._extra = k._kfirst[1]
+        k._bufs = [k._kfirst]
         k._fn = lib.hipModuleLaunchKernel
         k._null = None
         k._lg = k._lb = k._ls = None
@@ -480,8 +480,7 @@ class Kernel(Handle):
         try:
             buf = bufs.pop()
         except IndexError:  # another thread is packing: use one more buffer
-            kbuf, size_p, extra = self._new_buffer(self._layout.size)
-            buf = (self._ffi_buffer(kbuf), extra, kbuf, size_p)
+            buf = self._new_buffer()
         if self._geom_args:
             self._pack_into(buf[0], 0, args, None, block, grid, shared_mem, None)
         else:
@@ -495,22 +494,20 @@ class Kernel(Handle):
         if len(u) >= s._limit:
             s._fence()
 
-    def _new_buffer(self, size: int) -> tuple[Any, Any, Any]:
+    def _new_buffer(self) -> tuple[Any, Any, Any, Any]:
+        """A kernarg buffer: (view to pack into, ``extra`` for the launch, then the
+        memory both point to, which must live as long as they are used)."""
         ffi = api().ffi
+        size = self._layout.size
         pointer, size_key, end = _launch_param_keys()
         kbuf = ffi.new("char[]", max(size, 1))
         size_p = ffi.new("size_t *", size)
         extra = ffi.new("void *[5]", [pointer, kbuf, size_key, size_p, end])
-        return kbuf, size_p, extra
-
-    @staticmethod
-    def _ffi_buffer(kbuf: Any) -> Any:
-        return api().ffi.buffer(kbuf)
+        return ffi.buffer(kbuf), extra, kbuf, size_p
 
     def _packed(self, args: Sequence[Any], grid: Any, block: Any, shared_mem: int) -> tuple:
         """A fresh kernarg buffer and ``extra`` array (for captures and graph nodes)."""
-        kbuf, size_p, extra = self._new_buffer(self._layout.size)
-        view = self._ffi_buffer(kbuf)
+        view, extra, kbuf, size_p = self._new_buffer()
         if self._geom_args:
             self._pack_into(view, 0, args, None, block, grid, shared_mem, None)
         else:

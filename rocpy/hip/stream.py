@@ -288,15 +288,7 @@ class Stream(_OrderedHandle):
         """The priority (smaller is higher; see `Device.stream_priority_range`)."""
         p = self._priority
         if p is None:
-            a = api()
-            h = self._require_open()
-            if self._bind >= 0:
-                use_device(self._bind)
-            out = a.ffi.new("int *")
-            st = a.lib.hipStreamGetPriority(h, out)
-            if st:
-                raise hip_error(st, "hipStreamGetPriority")
-            p = out[0]
+            p = self._get("hipStreamGetPriority", "int *")
             if self._kind == _OWNED:
                 self._priority = p
         return p
@@ -306,16 +298,20 @@ class Stream(_OrderedHandle):
         """``hipStreamDefault`` (0) or ``hipStreamNonBlocking`` (1)."""
         f = self._flags
         if f is None:
-            a = api()
-            h = self._require_open()
-            if self._bind >= 0:
-                use_device(self._bind)
-            out = a.ffi.new("unsigned int *")
-            st = a.lib.hipStreamGetFlags(h, out)
-            if st:
-                raise hip_error(st, "hipStreamGetFlags")
-            f = out[0]
+            f = self._get("hipStreamGetFlags", "unsigned int *")
         return f
+
+    def _get(self, call: str, ctype: str) -> int:
+        """``call(stream, &out)`` (``hipStreamGetPriority``, ``hipStreamGetFlags``): out."""
+        a = api()
+        h = self._require_open()
+        if self._bind >= 0:
+            use_device(self._bind)
+        out = a.ffi.new(ctype)
+        st = getattr(a.lib, call)(h, out)
+        if st:
+            raise hip_error(st, call)
+        return out[0]
 
     @property
     def non_blocking(self) -> bool:
@@ -365,8 +361,7 @@ class Stream(_OrderedHandle):
         taken = self._take()
         st = api().lib.hipStreamSynchronize(h)
         if st:
-            if taken:
-                self._unfenced[0].extend(taken)
+            self._restore(taken)
             raise hip_error(st, "hipStreamSynchronize")
         del taken
         self._pending.poll()
@@ -399,8 +394,7 @@ class Stream(_OrderedHandle):
         taken = self._take()
         st = a.lib.hipStreamQuery(h)
         if st:
-            if taken:
-                self._unfenced[0].extend(taken)
+            self._restore(taken)
             if st == a.not_ready:
                 self._pending.poll()
                 return False

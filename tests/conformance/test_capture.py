@@ -124,9 +124,17 @@ def test_thread_local_capture_ignores_other_threads(dev, load):
 
 
 def test_null_stream_cannot_capture(dev):
-    with pytest.raises(rocpy.HipError):
-        with hip.Stream.null(dev).capture():
-            pass
+    # refused by hipStreamBeginCapture itself (hipamd, CUDA and the stub), so the
+    # block never runs: not some later error of an end-of-capture on the null stream
+    null = hip.Stream.null(dev)
+    entered = False
+    with pytest.raises(rocpy.HipError) as info:
+        with null.capture():
+            entered = True
+    assert not entered
+    assert info.value.name == "hipErrorStreamCaptureUnsupported"
+    assert info.value.call == "hipStreamBeginCapture"
+    assert null.is_capturing is False
 
 
 def test_exception_in_block_abandons_graph(dev, load):
