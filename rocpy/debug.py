@@ -19,13 +19,16 @@ def live_objects() -> dict[str, int]:
 def collect(timeout: float = 5.0) -> bool:
     """Collect garbage and wait until the reaper has released what it freed.
 
-    Repeats while releases free more (a child's release drops its parents).
-    Work still pending on a stream keeps its objects: synchronize first.
-    Returns False if `timeout` passed first.
+    Each round also polls every stream's keep-alive list now (not at the
+    reaper's next sweep), so after a synchronize what completed work held is
+    gone.  Repeats while releases free more (a child's release drops its
+    parents).  Work still pending on a stream keeps its objects: synchronize
+    first.  Returns False if `timeout` passed first.
     """
     deadline = time.monotonic() + timeout
     while True:
         before = live_objects()
+        _reaper.sweep()
         gc.collect()
         if not _reaper.flush(max(0.0, deadline - time.monotonic())):
             return False
