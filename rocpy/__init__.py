@@ -2,18 +2,23 @@
 
 ``rocpy.backend()`` says which runtime is in use (``amd``, ``nvidia`` or the
 ``stub`` CPU simulation) and why; ``rocpy.hsa.lib`` and ``rocpy.hip.lib`` are
-the raw cffi modules.
+the raw cffi modules.  ``rocpy.hsa``, ``rocpy.hip`` and ``rocpy.codeobject``
+are reachable as attributes after ``import rocpy`` (imported on first use).
 """
 from __future__ import annotations
 
 from . import debug
-from ._backend import BackendInfo, BackendUnavailableError
+from ._backend import BackendInfo, BackendUnavailableError, NotBuiltError
 from .errors import (CallbackError, ClosedError, ForkError, HipError, HiprtcError, HsaError,
                      InvalidHandleError, InvalidValueError, NoDeviceError,
                      NotInitializedError, NotReadyError, NotSupportedError,
                      OutOfMemoryError, RocpyError, StatusError)
 
+#: The one version string: pyproject.toml reads it from here (``dynamic``).
 __version__ = "0.1.0"
+
+#: Subpackages reachable as attributes of ``rocpy`` without importing them first.
+_SUBPACKAGES = ("hsa", "hip", "codeobject")
 
 _HIP_NAMES = ("Device", "Context", "Stream", "Event", "DeviceBuffer", "HostBuffer",
               "ManagedBuffer", "Module", "Kernel", "Graph", "GraphExec", "Program",
@@ -21,7 +26,10 @@ _HIP_NAMES = ("Device", "Context", "Stream", "Event", "DeviceBuffer", "HostBuffe
 
 
 def __getattr__(name: str):
-    # the HIP objects, imported on first use so `import rocpy` stays cheap
+    # subpackages and the HIP objects, imported on first use so `import rocpy` stays cheap
+    if name in _SUBPACKAGES:
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
     if name in _HIP_NAMES:
         from . import hip
         value = getattr(hip, name)
@@ -39,6 +47,6 @@ def backend() -> BackendInfo:
 __all__ = [
     "BackendInfo", "BackendUnavailableError", "CallbackError", "ClosedError", "ForkError", "HipError",
     "HiprtcError", "HsaError", "InvalidHandleError", "InvalidValueError", "NoDeviceError",
-    "NotInitializedError", "NotReadyError", "NotSupportedError", "OutOfMemoryError",
+    "NotBuiltError", "NotInitializedError", "NotReadyError", "NotSupportedError", "OutOfMemoryError",
     "RocpyError", "StatusError", "backend", "debug", "__version__", *_HIP_NAMES,
 ]

@@ -1,7 +1,11 @@
 """Load one compiled backend module and say why it was chosen.
 
 ``ROCPY_BACKEND=auto|amd|nvidia|stub`` (default ``auto``).  ``auto`` takes
-the first real backend that finds a device, else the stub; the choice is
+the first real backend that finds a device, else the stub.  A backend asked
+for by name is taken whenever its module loads, device or not: on a machine
+with ROCm but no usable GPU, ``ROCPY_BACKEND=amd`` gives the real libraries,
+and their calls report the runtime's own statuses (``hipErrorNoDevice``,
+``HSA_STATUS_ERROR_OUT_OF_RESOURCES``), as the C API does.  The choice is
 made once, at the first use, and never changes afterwards.
 """
 from __future__ import annotations
@@ -15,11 +19,22 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
+from .errors import RocpyError
+
 BACKENDS = ("amd", "nvidia", "stub")
 
 
-class BackendUnavailableError(RuntimeError):
+class BackendUnavailableError(RocpyError, RuntimeError):
     """The backend asked for with ``ROCPY_BACKEND`` cannot run here."""
+
+
+class NotBuiltError(BackendUnavailableError):
+    """rocpy's compiled extension modules (``rocpy._lib_*``) are not built."""
+
+
+#: How to build the extension modules, for `NotBuiltError`'s message.
+BUILD_HINT = ("build them: `bash tools/install.sh` in a source checkout (or "
+              "`python3 setup.py build_ext --inplace`), or `pip install rocpy`")
 
 
 @dataclass(frozen=True)
@@ -110,10 +125,18 @@ def _probe_nvidia(mod) -> tuple[bool, str]:
     return _count_hip_devices(mod, "NVIDIA GPU(s) found through HIP's NVIDIA platform")
 
 
-def _load(name: str) -> tuple[Any, str]:
-    """Import and probe one backend; return (module or None, reason)."""
+def _is_built(name: str) -> bool:
     import importlib.util
-    if importlib.util.find_spec(f"rocpy._lib_{name}") is None:
+    return importlib.util.find_spec(f"rocpy._lib_{name}") is not None
+
+
+def _load(name: str, named: bool) -> tuple[Any, str]:
+    """Import and probe one backend; return (module or None, reason).
+
+    ``named``: asked for by ``ROCPY_BACKEND``, so taken once it loads even
+    when the probe finds no device (the reason then says what it found).
+    """
+    if not _is_built(name):
         return None, f"rocpy._lib_{name} is not built"
     try:
         if name == "nvidia":
@@ -127,6 +150,9 @@ def _load(name: str) -> tuple[Any, str]:
     if name == "stub":
         return mod, "the stub runtime (CPU simulation)"
     ok, why = (_probe_amd if name == "amd" else _probe_nvidia)(mod)
+    if not ok and named:
+        return mod, (f"{why}; the real runtime is loaded anyway (asked for by name), "
+                     "so its calls report these statuses")
     return (mod if ok else None), why
 
 
@@ -150,9 +176,13 @@ def _select() -> Backend:
         raise BackendUnavailableError(
             f"ROCPY_BACKEND={wanted!r} is not one of auto, {', '.join(BACKENDS)}")
     order = BACKENDS if wanted == "auto" else (wanted,)
+    if not any(_is_built(name) for name in order):
+        modules = ", ".join(f"rocpy._lib_{name}" for name in order)
+        raise NotBuiltError(f"rocpy's extension modules are not built (no {modules} next to "
+                            f"{os.path.dirname(os.path.abspath(__file__))}): {BUILD_HINT}")
     tried: dict[str, str] = {}
     for name in order:
-        mod, why = _load(name)
+        mod, why = _load(name, named=wanted != "auto")
         tried[name] = why
         if mod is None:
             continue
@@ -165,7 +195,8 @@ def _select() -> Backend:
         elif wanted != "auto":
             why = f"ROCPY_BACKEND={wanted}: {why}"
         return Backend(BackendInfo(name, why, tried, info), mod.ffi, mod.lib)
-    raise BackendUnavailableError(f"ROCPY_BACKEND={wanted} cannot run here: {tried[wanted]}")
+    why = "; ".join(f"{k}: {v}" for k, v in tried.items())
+    raise BackendUnavailableError(f"ROCPY_BACKEND={wanted} cannot run here: {why}")
 
 
 def current() -> Backend:

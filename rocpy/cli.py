@@ -17,7 +17,9 @@ COMMANDS = ("rocpy._cli.info", "rocpy._cli.bench", "rocpy._cli.inspect")
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand registered."""
+    from . import __version__
     parser = argparse.ArgumentParser(prog="rocpy", description="rocpy command-line tools")
+    parser.add_argument("--version", action="version", version=f"rocpy {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
     for name in COMMANDS:
