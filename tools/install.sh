@@ -1,38 +1,141 @@
 #!/usr/bin/env bash
-# Install what rocpy needs and build it in place. Shared by .ci/run, the README
-# and the Dockerfile.
+# Install what rocpy needs and build it in place, in the checkout's virtual
+# environment .venv. Shared by the README, .ci/run, the Dockerfile and
+# tests/packaging/test_install_script.py.
 #
-#   bash tools/install.sh                 # Debian/Ubuntu: ROCm from the distribution
+#   bash tools/install.sh                       # Debian/Ubuntu: ROCm from the distribution
 #   ROCM_PATH=/opt/rocm bash tools/install.sh   # a ROCm install already present
 #
-# With ROCM_PATH pointing at a ROCm tree (include/hsa, include/hip, lib/), no
-# ROCm package is installed: distribution packages would conflict with it.
+# Then: .venv/bin/rocpy info, .venv/bin/python -m pytest -q (nothing to activate).
+#
+# - System packages: only the missing ones, with apt-get (through sudo when not
+#   root). With ROCM_PATH pointing at a ROCm tree (include/hsa, include/hip,
+#   lib/), no ROCm package is installed: distribution packages would conflict.
+# - Python: a venv .venv made with $PYTHON (default python3), so the system
+#   Python stays untouched (PEP 668). With a venv active ($VIRTUAL_ENV), that
+#   one is used and .venv is made a link to it.
+# - No backend is selected here (a Docker build has no /dev/kfd): that happens
+#   at first use, when the tests run.
+# Every failure ends with one line "rocpy: install failed: ..." saying what is
+# missing and how to get it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PY=${PYTHON:-python3}
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO="sudo"
-
-apt_install() {
-  command -v apt-get >/dev/null || { echo "rocpy: no apt-get; install $* yourself" >&2; return 0; }
-  $SUDO apt-get update -q
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "$@"
+die() {
+  echo "rocpy: install failed: $*" >&2
+  exit 1
 }
 
-if [ -n "${ROCM_PATH:-}" ] && [ -e "$ROCM_PATH/include/hsa/hsa.h" ]; then
-  echo "rocpy: using the ROCm in $ROCM_PATH"
-  apt_install gcc g++ make python3-dev python3-pip binutils
-else
-  # the headers and libraries, plus hipcc (which brings its clang, lld and
-  # llvm tools) and the device libraries the tests compile kernels with
-  apt_install gcc g++ make binutils libhsa-runtime-dev libamdhip64-dev hipcc \
-    rocm-device-libs rocminfo
+PY=${PYTHON:-python3}
+command -v "$PY" >/dev/null ||
+  die "no $PY found: install Python 3.10 or newer (Debian: apt-get install python3)"
+"$PY" -c 'import sys; sys.exit(sys.version_info < (3, 10))' ||
+  die "$("$PY" -V 2>&1) is too old: rocpy needs Python 3.10 or newer (set PYTHON=/path/to/python3.x)"
+
+# ---- system packages ---------------------------------------------------------
+
+installed() {  # a Debian package (or one of a glob) is installed
+  dpkg-query -W -f='${db:Status-Status}\n' "$1" 2>/dev/null | grep -qx installed
+}
+
+is_system_python() {
+  case "$(readlink -f "$(command -v "$PY")")" in /usr/bin/*) return 0 ;; *) return 1 ;; esac
+}
+
+python_has_headers() {
+  "$PY" -c 'import os, sysconfig, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))'
+}
+
+wanted=()   # Debian package names (or "rocm-device-libs*": resolved with apt-cache)
+missing=()  # what is missing, in words, for machines without apt
+command -v gcc >/dev/null || { wanted+=(gcc); missing+=("a C compiler (gcc)"); }
+command -v g++ >/dev/null || { wanted+=(g++); missing+=("a C++ compiler and libstdc++ (g++, for hipcc)"); }
+if [ -z "${VIRTUAL_ENV:-}" ] && [ ! -x .venv/bin/python ] &&
+  ! "$PY" -c 'import ensurepip, venv' 2>/dev/null; then
+  is_system_python || die "$PY cannot make a virtual environment (no ensurepip): install its venv module, or set PYTHON to a Python that has one"
+  wanted+=(python3-venv)
+  missing+=("Python's venv module (python3-venv)")
+fi
+if ! python_has_headers; then
+  is_system_python || die "$PY has no development headers (Python.h): install them for that Python, or set PYTHON to a Python that has them"
+  wanted+=(python3-dev)
+  missing+=("Python's headers (python3-dev)")
 fi
 
-$PY -m pip install -q --upgrade pip setuptools wheel
-$PY -m pip install -q "cffi>=1.16" "pycparser>=2.21" "pyelftools>=0.29" "msgpack>=1.0" \
-  "zstandard>=0.21" "numpy>=1.22" "pytest>=7" "hypothesis>=6" "rich>=13" "matplotlib>=3.6"
-# build in place (editable), so tests run against the tree they live in
-$PY -m pip install -q --no-build-isolation -e .
-$PY -c "import rocpy; print('rocpy', rocpy.__version__, '-', rocpy.backend().reason)"
+if [ -n "${ROCM_PATH:-}" ]; then
+  [ -e "$ROCM_PATH/include/hsa/hsa.h" ] && [ -e "$ROCM_PATH/include/hip/hip_runtime_api.h" ] ||
+    die "ROCM_PATH=$ROCM_PATH has no include/hsa/hsa.h and include/hip/hip_runtime_api.h: point ROCM_PATH at a ROCm installation, or unset it to use Debian's ROCm packages"
+  echo "rocpy: using the ROCm in $ROCM_PATH"
+else
+  # the headers and libraries, hipcc (with its clang, lld and llvm tools) and
+  # the device libraries the tests compile kernels with
+  [ -e /usr/include/hsa/hsa.h ] || { wanted+=(libhsa-runtime-dev); missing+=("the HSA runtime headers (libhsa-runtime-dev)"); }
+  [ -e /usr/include/hip/hip_runtime_api.h ] || { wanted+=(libamdhip64-dev); missing+=("the HIP headers (libamdhip64-dev)"); }
+  command -v hipcc >/dev/null || { wanted+=(hipcc); missing+=("hipcc"); }
+  installed 'rocm-device-libs*' || { wanted+=('rocm-device-libs*'); missing+=("the ROCm device libraries (rocm-device-libs)"); }
+  command -v rocminfo >/dev/null || { wanted+=(rocminfo); missing+=("rocminfo"); }
+fi
+
+# the installable name for each wanted one, by what apt-cache knows (never by a
+# release number: Debian 13 calls the device libraries rocm-device-libs-17)
+resolve() {
+  case "$1" in
+    *'*')
+      local prefix=${1%\*}
+      if apt-cache show "$prefix" >/dev/null 2>&1; then echo "$prefix"; return; fi
+      apt-cache pkgnames "$prefix" | sort -V | tail -n 1
+      ;;
+    *) echo "$1" ;;
+  esac
+}
+
+if [ ${#wanted[@]} -gt 0 ]; then
+  command -v apt-get >/dev/null ||
+    die "missing $(IFS=,; echo "${missing[*]}" | sed 's/,/, /g'): no apt-get here, install them with your package manager"
+  SUDO=()
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null ||
+      die "missing Debian packages ${wanted[*]} and no sudo: run as root: apt-get update && apt-get install -y --no-install-recommends ${wanted[*]//\*/}"
+    SUDO=(sudo)
+  fi
+  echo "rocpy: installing ${wanted[*]} with apt-get"
+  "${SUDO[@]}" apt-get update -q ||
+    die "apt-get update failed (see above): check /etc/apt/sources.list and access to the Debian archive"
+  names=()
+  for w in "${wanted[@]}"; do
+    n=$(resolve "$w")
+    [ -n "$n" ] || die "apt knows no package ${w%\*}: enable a release that has ROCm (Debian 12 or newer, main), or point ROCM_PATH at a ROCm installation"
+    names+=("$n")
+  done
+  DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -q --no-install-recommends "${names[@]}" ||
+    die "apt-get could not install ${names[*]} (see above)"
+fi
+
+# ---- the virtual environment and rocpy ----------------------------------------
+
+if [ -n "${VIRTUAL_ENV:-}" ]; then
+  if [ -e .venv ] && [ "$(readlink -f .venv)" != "$(readlink -f "$VIRTUAL_ENV")" ]; then
+    die ".venv exists but the active virtual environment is $VIRTUAL_ENV: deactivate it, or remove .venv"
+  fi
+  [ -e .venv ] || ln -s "$VIRTUAL_ENV" .venv
+  echo "rocpy: using the active virtual environment $VIRTUAL_ENV (.venv links to it)"
+elif [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv ||
+    die "$PY -m venv .venv failed (see above): install Python's venv module (Debian: apt-get install python3-venv)"
+fi
+VPY=.venv/bin/python
+
+"$VPY" -m pip install -q --upgrade pip ||
+  die "pip could not reach a package index (see above): check network access to PyPI, or pip's configuration (pip config list)"
+# runtime, test and benchmark dependencies, all from pyproject.toml; the build
+# requirements come from there too (pip's isolated build environment)
+"$VPY" -m pip install -q -e ".[test,bench]" ||
+  die "installing rocpy and its dependencies into .venv failed (see the first error above; 'rocpy: ...' lines say what to install)"
+
+"$VPY" - <<'EOF' || die "rocpy was built but cannot be imported from .venv (see above)"
+import importlib.util
+import rocpy
+built = [n for n in ("amd", "nvidia", "stub") if importlib.util.find_spec(f"rocpy._lib_{n}")]
+print(f"rocpy {rocpy.__version__} built in place ({', '.join(built)} backend modules); "
+      "the backend is chosen at first use (rocpy.backend(), ROCPY_BACKEND)")
+EOF
