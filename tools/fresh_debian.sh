@@ -13,8 +13,9 @@
 #
 # Needs root, mmdebstrap (apt-get install mmdebstrap) and the network this
 # machine has: Debian's archive, and PyPI through this machine's pip
-# configuration (/etc/pip.conf, /etc/xdg/pip/, PIP_* variables), which is
-# copied into the chroot to emulate the machine's network. Not run by CI.
+# configuration (/etc/pip.conf, /etc/xdg/pip/, PIP_* variables) and the
+# certificate authorities in /usr/local/share/ca-certificates, which are copied
+# into the chroot to emulate the machine's network. Not run by CI.
 set -euo pipefail
 
 release=${1:?usage: tools/fresh_debian.sh bookworm|trixie [REPO [REF]]}
@@ -62,7 +63,11 @@ mount -t sysfs sys "$root/sys"
 mount --bind /dev "$root/dev"
 mount --bind /dev/pts "$root/dev/pts"
 cp -L /etc/resolv.conf "$root/etc/resolv.conf"
-# this machine's network: its pip configuration
+# this machine's network: the certificate authorities it adds, its pip configuration
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+  cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+  chroot "$root" update-ca-certificates >/dev/null
+fi
 [ -e /etc/pip.conf ] && cp /etc/pip.conf "$root/etc/pip.conf"
 [ -d /etc/xdg/pip ] && mkdir -p "$root/etc/xdg" && cp -r /etc/xdg/pip "$root/etc/xdg/pip"
 mapfile -t pipenv < <(env | grep '^PIP_' || true)

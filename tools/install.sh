@@ -125,8 +125,9 @@ elif [ ! -x .venv/bin/python ]; then
 fi
 VPY=.venv/bin/python
 
-"$VPY" -m pip install -q --upgrade pip ||
-  die "pip could not reach a package index (see above): check network access to PyPI, or pip's configuration (pip config list)"
+"$VPY" -m pip install -q --upgrade pip || true   # an old pip still works
+"$VPY" -m pip index versions setuptools >/dev/null ||
+  die "pip cannot reach a package index (see above): check network access to PyPI, proxies and certificates, or pip's configuration (pip config list)"
 # runtime, test and benchmark dependencies, all from pyproject.toml; the build
 # requirements come from there too (pip's isolated build environment)
 "$VPY" -m pip install -q -e ".[test,bench]" ||
