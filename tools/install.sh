@@ -91,7 +91,7 @@ resolve() {
 
 if [ ${#wanted[@]} -gt 0 ]; then
   command -v apt-get >/dev/null ||
-    die "missing $(IFS=,; echo "${missing[*]}" | sed 's/,/, /g'): no apt-get here, install them with your package manager"
+    die "missing $(printf '%s; ' "${missing[@]}" | sed 's/; $//'): no apt-get here, install them with your package manager"
   SUDO=()
   if [ "$(id -u)" -ne 0 ]; then
     command -v sudo >/dev/null ||
@@ -125,13 +125,23 @@ elif [ ! -x .venv/bin/python ]; then
 fi
 VPY=.venv/bin/python
 
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 "$VPY" -m pip install -q --upgrade pip || true   # an old pip still works
-"$VPY" -m pip index versions setuptools >/dev/null ||
+"$VPY" -m pip index versions setuptools >"$log" 2>&1 || {
+  cat "$log" >&2
   die "pip cannot reach a package index (see above): check network access to PyPI, proxies and certificates, or pip's configuration (pip config list)"
+}
 # runtime, test and benchmark dependencies, all from pyproject.toml; the build
 # requirements come from there too (pip's isolated build environment)
-"$VPY" -m pip install -q -e ".[test,bench]" ||
-  die "installing rocpy and its dependencies into .venv failed (see the first error above; 'rocpy: ...' lines say what to install)"
+if ! "$VPY" -m pip install -q -e ".[test,bench]" 2>&1 | tee "$log"; then
+  # build_ffi.py's own message ("rocpy: ROCm headers ... not found. Install ...")
+  why=$(sed -n 's/^[[:space:]]*rocpy: //p' "$log" | head -n 1)
+  [ -n "$why" ] && die "building rocpy failed: $why"
+  grep -q "No matching distribution" "$log" &&
+    die "pip found no $(sed -n 's/.*No matching distribution found for //p' "$log" | head -n 1) (see above): check network access to PyPI, or pip's configuration (pip config list)"
+  die "installing rocpy into .venv failed (see the first error above)"
+fi
 
 "$VPY" - <<'EOF' || die "rocpy was built but cannot be imported from .venv (see above)"
 import importlib.util
