@@ -77,16 +77,30 @@ else
 fi
 
 # the installable name for each wanted one, by what apt-cache knows (never by a
-# release number: Debian 13 calls the device libraries rocm-device-libs-17)
+# release number: Debian 13 calls the device libraries rocm-device-libs-17);
+# "-" where nothing is needed (Debian 13's hipcc depends on its device libraries)
 resolve() {
   case "$1" in
     *'*')
       local prefix=${1%\*}
+      if [[ " ${wanted[*]} " == *" hipcc "* ]] &&
+        apt-cache depends hipcc 2>/dev/null | grep -q "Depends: $prefix"; then
+        echo -; return
+      fi
       if apt-cache show "$prefix" >/dev/null 2>&1; then echo "$prefix"; return; fi
-      apt-cache pkgnames "$prefix" | sort -V | tail -n 1
+      apt-cache pkgnames "$prefix" 2>/dev/null | sort -V | tail -n 1
       ;;
     *) echo "$1" ;;
   esac
+}
+
+resolved() {  # the names to install, or nothing when apt knows one of them not
+  local w n
+  for w in "${wanted[@]}"; do
+    n=$(resolve "$w")
+    [ -n "$n" ] || { echo "rocpy: apt knows no package ${w%\*}" >&2; return 1; }
+    [ "$n" = - ] || echo "$n"
+  done
 }
 
 if [ ${#wanted[@]} -gt 0 ]; then
@@ -94,20 +108,21 @@ if [ ${#wanted[@]} -gt 0 ]; then
     die "missing $(printf '%s; ' "${missing[@]}" | sed 's/; $//'): no apt-get here, install them with your package manager"
   SUDO=()
   if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null ||
-      die "missing Debian packages ${wanted[*]} and no sudo: run as root: apt-get update && apt-get install -y --no-install-recommends ${wanted[*]//\*/}"
+    if ! command -v sudo >/dev/null; then
+      # the names apt-cache gives (its lists need no root), else the generic ones
+      mapfile -t names < <(resolved 2>/dev/null) || true
+      [ ${#names[@]} -gt 0 ] || names=("${wanted[@]//\*/}")
+      die "missing Debian packages ${names[*]} and no sudo: run as root: apt-get update && apt-get install -y --no-install-recommends ${names[*]}"
+    fi
     SUDO=(sudo)
   fi
-  echo "rocpy: installing ${wanted[*]} with apt-get"
+  echo "rocpy: installing ${wanted[*]//\*/} with apt-get"
   "${SUDO[@]}" apt-get update -q ||
     die "apt-get update failed (see above): check /etc/apt/sources.list and access to the Debian archive"
-  names=()
-  for w in "${wanted[@]}"; do
-    n=$(resolve "$w")
-    [ -n "$n" ] || die "apt knows no package ${w%\*}: enable a release that has ROCm (Debian 12 or newer, main), or point ROCM_PATH at a ROCm installation"
-    names+=("$n")
-  done
-  DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -q --no-install-recommends "${names[@]}" ||
+  names=$(resolved) ||
+    die "apt knows no package named above: enable a release that has ROCm (Debian 12 or newer, main), or point ROCM_PATH at a ROCm installation"
+  mapfile -t names <<<"$names"
+  "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${names[@]}" ||
     die "apt-get could not install ${names[*]} (see above)"
 fi
 
