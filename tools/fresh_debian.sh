@@ -43,7 +43,7 @@ EOF
 )
 
 cleanup() {
-  for m in dev/pts dev proc sys; do
+  for m in dev/shm dev/pts dev proc sys; do
     mountpoint -q "$root/$m" 2>/dev/null && umount -l "$root/$m" || true
   done
 }
@@ -62,6 +62,7 @@ mount -t proc proc "$root/proc"
 mount -t sysfs sys "$root/sys"
 mount --bind /dev "$root/dev"
 mount --bind /dev/pts "$root/dev/pts"
+mount -t tmpfs -o mode=1777 shm "$root/dev/shm"   # POSIX semaphores (multiprocessing)
 cp -L /etc/resolv.conf "$root/etc/resolv.conf"
 # this machine's network: the certificate authorities it adds, its pip configuration
 if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
