@@ -44,7 +44,7 @@ EOF
 
 cleanup() {
   for m in dev/shm dev/pts dev proc sys; do
-    mountpoint -q "$root/$m" 2>/dev/null && umount -l "$root/$m" || true
+    if mountpoint -q "$root/$m" 2>/dev/null; then umount -l "$root/$m" || true; fi
   done
 }
 trap cleanup EXIT

@@ -63,8 +63,9 @@ if ! python_has_headers; then
 fi
 
 if [ -n "${ROCM_PATH:-}" ]; then
-  [ -e "$ROCM_PATH/include/hsa/hsa.h" ] && [ -e "$ROCM_PATH/include/hip/hip_runtime_api.h" ] ||
+  if [ ! -e "$ROCM_PATH/include/hsa/hsa.h" ] || [ ! -e "$ROCM_PATH/include/hip/hip_runtime_api.h" ]; then
     die "ROCM_PATH=$ROCM_PATH has no include/hsa/hsa.h and include/hip/hip_runtime_api.h: point ROCM_PATH at a ROCm installation, or unset it to use Debian's ROCm packages"
+  fi
   echo "rocpy: using the ROCm in $ROCM_PATH"
 else
   # the headers and libraries, hipcc (with its clang, lld and llvm tools) and
@@ -119,9 +120,9 @@ if [ ${#wanted[@]} -gt 0 ]; then
   echo "rocpy: installing ${wanted[*]//\*/} with apt-get"
   "${SUDO[@]}" apt-get update -q ||
     die "apt-get update failed (see above): check /etc/apt/sources.list and access to the Debian archive"
-  names=$(resolved) ||
+  resolved_names=$(resolved) ||
     die "apt knows no package named above: enable a release that has ROCm (Debian 12 or newer, main), or point ROCM_PATH at a ROCm installation"
-  mapfile -t names <<<"$names"
+  mapfile -t names <<<"$resolved_names"
   "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${names[@]}" ||
     die "apt-get could not install ${names[*]} (see above)"
 fi
