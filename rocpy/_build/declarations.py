@@ -71,14 +71,13 @@ class Declarations:
 class _Generator(c_generator.CGenerator):
     """CGenerator that writes enums as ``{A, B, ...}`` (compiler-supplied values)."""
 
-    def _generate_enum(self, n):  # pycparser >= 2.20
+    def visit_Enum(self, n):
         if n.values is None:
             return "enum " + (n.name or "")
-        names = ", ".join(e.name for e in n.values.enumerators)
+        # pycparser 3.x keeps ``#pragma`` lines among the enumerators
+        names = ", ".join(e.name for e in n.values.enumerators
+                          if isinstance(e, c_ast.Enumerator))
         return "enum " + (n.name + " " if n.name else "") + "{" + names + ", ...}"
-
-    def visit_Enum(self, n):
-        return self._generate_enum(n)
 
 
 def _type_body(node):
@@ -184,26 +183,27 @@ def _record_type(decls: Declarations, body) -> None:
         if body.name:
             decls.enums.add(body.name)
         for e in body.values.enumerators:
-            decls.enum_constants.add(e.name)
+            if isinstance(e, c_ast.Enumerator):
+                decls.enum_constants.add(e.name)
     elif isinstance(body, c_ast.Struct) and body.name:
         decls.structs.add(body.name)
     elif isinstance(body, c_ast.Union) and body.name:
         decls.unions.add(body.name)
 
 
-class _PartialMarker(c_ast.Decl):
-    """A ``...;`` member: pycparser has no node for it, so fake a declaration."""
+def _partial_marker() -> c_ast.Decl:
+    """A ``...;`` member: pycparser has no node for it, so fake a declaration.
 
-    def __init__(self):
-        super().__init__(name=None, quals=[], align=[], storage=[], funcspec=[],
-                         type=c_ast.TypeDecl("...", [], None,
-                                             c_ast.IdentifierType(["..."])),
-                         init=None, bitsize=None)
+    A plain ``Decl``, not a subclass: pycparser 2.2x ends a member with ``;``
+    only when ``type(member)`` is exactly ``Decl``."""
+    return c_ast.Decl(name=None, quals=[], align=[], storage=[], funcspec=[],
+                      type=c_ast.TypeDecl(None, [], None, c_ast.IdentifierType(["..."])),
+                      init=None, bitsize=None)
 
 
 def _partial(body):
     body = copy.copy(body)
-    body.decls = list(body.decls) + [_PartialMarker()]
+    body.decls = list(body.decls) + [_partial_marker()]
     return body
 
 
@@ -216,12 +216,24 @@ def _replace_body(ext, new_body):
     return ext
 
 
+def _reference(body):
+    """``struct X`` / ``enum X`` without the body.
+
+    A copy of the node with its body dropped, never a new node: the node
+    constructors differ between pycparser releases (3.x's ``Enum`` takes an
+    ``underlying_type``; every node there takes ``attributes``)."""
+    ref = copy.copy(body)
+    if isinstance(ref, c_ast.Enum):
+        ref.values = None
+    else:
+        ref.decls = None
+    return ref
+
+
 def _without_body(ext, body, first_typedef: str | None):
     """Refer to an already-emitted struct/enum instead of repeating its body."""
     if body.name:
-        ref = type(body)(body.name, None) if not isinstance(body, c_ast.Enum) \
-            else c_ast.Enum(body.name, None)
-        return _replace_body(ext, ref)
+        return _replace_body(ext, _reference(body))
     # anonymous body shared by several typedef names: alias the first one
     ext = copy.deepcopy(ext)
     holder = ext
