@@ -66,6 +66,9 @@ class Declarations:
     enum_constants: set[str] = field(default_factory=set)
     typedefs: set[str] = field(default_factory=set)
     partial_structs: set[str] = field(default_factory=set)
+    # struct/union tag or typedef name -> member names (anonymous inner
+    # structs' and unions' members included: C reaches them directly)
+    members: dict[str, list[str]] = field(default_factory=dict)
 
 
 class _Generator(c_generator.CGenerator):
@@ -146,6 +149,11 @@ def parse(text: str, types_only_lines: set[int] = frozenset()) -> Declarations:
                 if key:
                     emitted_named.add(key)
                 _record_type(decls, body)
+                if isinstance(body, (c_ast.Struct, c_ast.Union)):
+                    if body.name:
+                        decls.members[body.name] = _member_names(body)
+                    if isinstance(ext, c_ast.Typedef):
+                        decls.members[ext.name] = _member_names(body)
                 span = range(places[index] + 1, places[index + 1] + 1)
                 if (isinstance(body, (c_ast.Struct, c_ast.Union))
                         and any(line in aligned_lines for line in span)
@@ -156,6 +164,9 @@ def parse(text: str, types_only_lines: set[int] = frozenset()) -> Declarations:
         _let_compiler_size_arrays(ext)
         if isinstance(ext, c_ast.Typedef):
             decls.typedefs.add(ext.name)
+            target = _typedef_target(ext)
+            if target in decls.members and ext.name not in decls.members:
+                decls.members[ext.name] = decls.members[target]
         if isinstance(ext, c_ast.Decl) and ext.name and "extern" not in (ext.storage or []):
             continue        # a variable definition (none expected in the headers)
         text_out = gen.visit(ext)
@@ -176,6 +187,30 @@ class _ArraySizer(c_ast.NodeVisitor):
 
 def _let_compiler_size_arrays(ext) -> None:
     _ArraySizer().visit(ext)
+
+
+def _member_names(body) -> list[str]:
+    names: list[str] = []
+    for d in body.decls or []:
+        if not isinstance(d, c_ast.Decl):
+            continue
+        if d.name:
+            names.append(d.name)
+        elif isinstance(d.type, (c_ast.Struct, c_ast.Union)):
+            names += _member_names(d.type)
+    return names
+
+
+def _typedef_target(ext: c_ast.Typedef) -> str | None:
+    """The struct/union tag or type name a plain ``typedef X Y;`` renames."""
+    t = ext.type
+    if not isinstance(t, c_ast.TypeDecl):
+        return None         # a pointer, array or function type
+    if isinstance(t.type, (c_ast.Struct, c_ast.Union)):
+        return t.type.name
+    if isinstance(t.type, c_ast.IdentifierType) and len(t.type.names) == 1:
+        return t.type.names[0]
+    return None
 
 
 def _record_type(decls: Declarations, body) -> None:
