@@ -11,7 +11,8 @@ header defines, from what the pipeline parsed:
   anonymous inner structs and unions count as the outer type's);
 * ``ROCPY_ARG_<function>__<parameter>`` for the parameters whose type changed
   between releases: the spelling the headers accept, decided by compiling a
-  redeclaration per candidate (a conflicting one does not compile).
+  redeclaration per candidate (a conflicting one does not compile); the
+  first candidate where the function is not declared.
 """
 from __future__ import annotations
 
@@ -58,21 +59,24 @@ class ProbeFailed(RuntimeError):
     """No candidate spelling of a probed parameter compiles against the headers."""
 
 
-def probe(p: Probe, headers: list[str], include_dirs: list[str], defines: list[str]) -> str:
-    """The first candidate of ``p`` the headers accept.
+def probe(p: Probe, api) -> str:
+    """The first candidate of ``p`` that ``api``'s headers accept.
 
-    Where the function is not declared at all, every candidate compiles and the
-    first is taken (the stub's definition of it is then a plain function).
+    Where the headers do not declare the function, the first candidate (the
+    stub's definition of it is then a plain function).
     """
-    head = wrapper_source(headers)
+    if p.function not in api.functions:
+        return p.candidates[0]
+    plat = api.platform
+    head = wrapper_source(plat.all_headers)
     line = head.count("\n") + 1
     for candidate in p.candidates:
-        if not failing_lines(head + p.declaration.format(candidate) + "\n",
-                             include_dirs, defines) & {line}:
+        if line not in failing_lines(head + p.declaration.format(candidate) + "\n",
+                                     api.include_dirs, plat.defines):
             return candidate
     raise ProbeFailed(
         f"rocpy: none of {', '.join(repr(c) for c in p.candidates)} is the type of "
-        f"{p.function}'s {p.parameter} in the headers under {', '.join(include_dirs)}: "
+        f"{p.function}'s {p.parameter} in the headers under {', '.join(api.include_dirs)}: "
         f"add the new spelling to rocpy/_build/features.py")
 
 
@@ -111,9 +115,7 @@ def feature_header(api, arg_types: dict[str, str]) -> str:
 
 def write_feature_header(api, directory: str) -> str:
     """Probe the signatures, write ``rocpy_features.h`` into ``directory``, return its path."""
-    plat = api.platform
-    arg_types = {p.macro: probe(p, plat.all_headers, api.include_dirs, plat.defines)
-                 for p in PROBES}
+    arg_types = {p.macro: probe(p, api) for p in PROBES}
     path = os.path.join(directory, HEADER_NAME)
     text = feature_header(api, arg_types)
     old = open(path).read() if os.path.exists(path) else None
