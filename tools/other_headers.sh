@@ -76,7 +76,9 @@ rm -rf "$src"
 mkdir -p "$src"
 (cd "$repo" && git ls-files -z -co --exclude-standard | tar --null -cf - -T -) | tar -xf - -C "$src"
 cd "$src"
-export ROCPY_ROCM_INCLUDE=$include ROCPY_BUILD_AMD=0 ROCPY_BACKEND=stub PYTHONPATH=$src
+# ROCPY_TEST_HEADERS: tests/build/test_other_versions.py runs the pipeline over them too
+export ROCPY_ROCM_INCLUDE=$include ROCPY_TEST_HEADERS=$include ROCPY_BUILD_AMD=0 ROCPY_BACKEND=stub \
+  PYTHONPATH=$src
 echo "rocpy: building the stub against $include in $src"
 "$py" setup.py -q build_ext --inplace > "$work/build.log" 2>&1 || {
   tail -n 40 "$work/build.log" >&2; echo "rocpy: the build against $include failed ($work/build.log)" >&2; exit 1; }
