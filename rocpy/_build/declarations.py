@@ -149,11 +149,8 @@ def parse(text: str, types_only_lines: set[int] = frozenset()) -> Declarations:
                 if key:
                     emitted_named.add(key)
                 _record_type(decls, body)
-                if isinstance(body, (c_ast.Struct, c_ast.Union)):
-                    if body.name:
-                        decls.members[body.name] = _member_names(body)
-                    if isinstance(ext, c_ast.Typedef):
-                        decls.members[ext.name] = _member_names(body)
+                if isinstance(body, (c_ast.Struct, c_ast.Union)) and isinstance(ext, c_ast.Typedef):
+                    decls.members[ext.name] = _member_names(body)
                 span = range(places[index] + 1, places[index + 1] + 1)
                 if (isinstance(body, (c_ast.Struct, c_ast.Union))
                         and any(line in aligned_lines for line in span)
@@ -214,16 +211,22 @@ def _typedef_target(ext: c_ast.Typedef) -> str | None:
 
 
 def _record_type(decls: Declarations, body) -> None:
+    """Record a struct/union/enum body and the bodies nested in it (a tag defined
+    inside a struct is a file-scope tag in C: HIP 7's hipStreamBatchMemOpParams)."""
     if isinstance(body, c_ast.Enum):
         if body.name:
             decls.enums.add(body.name)
         for e in body.values.enumerators:
             if isinstance(e, c_ast.Enumerator):
                 decls.enum_constants.add(e.name)
-    elif isinstance(body, c_ast.Struct) and body.name:
-        decls.structs.add(body.name)
-    elif isinstance(body, c_ast.Union) and body.name:
-        decls.unions.add(body.name)
+        return
+    if body.name:
+        (decls.structs if isinstance(body, c_ast.Struct) else decls.unions).add(body.name)
+        decls.members[body.name] = _member_names(body)
+    for d in body.decls or []:
+        inner = _type_body(d) if isinstance(d, c_ast.Decl) else None
+        if inner is not None and _has_body(inner):
+            _record_type(decls, inner)
 
 
 def _partial_marker() -> c_ast.Decl:
