@@ -21,11 +21,11 @@ ref_build() {
     ;;
   stub)
     gen=build/rocpy-generated/stub_defaults.c
-    [ -e "$gen" ] || ROCPY_BUILD_AMD=0 python3 setup.py -q build_ext --inplace
+    [ -e "$gen" ] && [ -e build/rocpy-generated/rocpy_features.h ] || ROCPY_BUILD_AMD=0 python3 setup.py -q build_ext --inplace
     inc=$(python3 -c "from rocpy._build.api import describe; print(describe('amd').install.include_dir)")
     ref_bin=$out/${name}_stub
     ${CC:-gcc} -O2 -pthread -w -D_GNU_SOURCE -D__HIP_PLATFORM_AMD__ -D__HIP_PLATFORM_HCC__ \
-      -I"$inc" -Irocpy/_native/stub "benchmarks/c/$name.c" rocpy/_native/stub/*.c "$gen" \
+      -I"$inc" -Irocpy/_native/stub -Ibuild/rocpy-generated "benchmarks/c/$name.c" rocpy/_native/stub/*.c "$gen" \
       -o "$ref_bin"
     ;;
   *) echo "unknown backend $backend" >&2; exit 2 ;;

@@ -15,12 +15,22 @@ from cffi import FFI
 from .api import Api, describe
 from .exports import exported_functions
 from .failure import definition
+from .features import write_feature_header
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NATIVE = os.path.join(ROOT, "_native")
 FAST_DIR = os.path.join(NATIVE, "fast")
 FAST_HSA_DIR = os.path.join(FAST_DIR, "hsa")     # fast paths that need HSA (amd, stub)
 STUB_DIR = os.path.join(NATIVE, "stub")
+# what the build writes: stub_defaults.c, rocpy_features.h, the version script
+GENERATED_DIR = os.path.join(os.path.dirname(ROOT), "build", "rocpy-generated")
+
+
+def _generated_dir(api: Api) -> str:
+    """The generated folder, with ``rocpy_features.h`` for ``api``'s headers in it."""
+    os.makedirs(GENERATED_DIR, exist_ok=True)
+    write_feature_header(api, GENERATED_DIR)
+    return GENERATED_DIR
 
 
 def _extra_cdefs(directory: str) -> str:
@@ -88,6 +98,7 @@ def amd_ffi(api: Api | None = None) -> FFI:
     placeholders = "".join(
         definition(api.functions[n], f"rocpy_missing_{n}", prefix="static ") +
         f"\n#define {n} rocpy_missing_{n}\n" for n in missing)
+    gen_dir = _generated_dir(api)
     ffi = _new_ffi(api, _extra_cdefs(FAST_DIR) + "\n" + _extra_cdefs(FAST_HSA_DIR))
     preamble = ("#include <string.h>\n" + api.include_lines() + _extra_includes(FAST_DIR) +
                 _extra_includes(FAST_HSA_DIR) + placeholders + _build_info(api, "amd", missing))
@@ -98,7 +109,7 @@ def amd_ffi(api: Api | None = None) -> FFI:
     ffi.set_source(
         "rocpy._lib_amd", preamble,
         define_macros=[(d, None) for d in api.platform.defines],
-        include_dirs=api.include_dirs + [FAST_DIR, FAST_HSA_DIR],
+        include_dirs=api.include_dirs + [FAST_DIR, FAST_HSA_DIR, gen_dir],
         libraries=lib_names, library_dirs=lib_dirs, runtime_library_dirs=lib_dirs,
         sources=_sources(FAST_DIR) + _sources(FAST_HSA_DIR),
         extra_compile_args=["-pthread", "-Wno-deprecated-declarations"],
@@ -121,8 +132,7 @@ def stub_defaults_source(api: Api) -> str:
 def stub_ffi(api: Api | None = None) -> FFI:
     """The builder of ``rocpy._lib_stub``, linked to rocpy's own C runtime."""
     api = api or describe("amd")
-    gen_dir = os.path.join(os.path.dirname(ROOT), "build", "rocpy-generated")
-    os.makedirs(gen_dir, exist_ok=True)
+    gen_dir = _generated_dir(api)
     defaults = os.path.join(gen_dir, "stub_defaults.c")
     with open(defaults, "w") as f:
         f.write(stub_defaults_source(api))
@@ -138,7 +148,7 @@ def stub_ffi(api: Api | None = None) -> FFI:
     ffi.set_source(
         "rocpy._lib_stub", preamble,
         define_macros=[(d, None) for d in api.platform.defines],
-        include_dirs=api.include_dirs + [FAST_DIR, FAST_HSA_DIR, STUB_DIR],
+        include_dirs=api.include_dirs + [FAST_DIR, FAST_HSA_DIR, STUB_DIR, gen_dir],
         sources=_sources(STUB_DIR) + _sources(FAST_DIR) + _sources(FAST_HSA_DIR)
         + [os.path.relpath(defaults, os.path.dirname(ROOT))],
         extra_compile_args=["-pthread", "-fvisibility=hidden", "-O2",

@@ -14,13 +14,10 @@ Everything else (strings, attribute spellings, empty guards) is skipped.
 """
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import tempfile
 from dataclasses import dataclass, field
 
-from .preprocess import compiler, wrapper_source
+from .preprocess import failing_lines, wrapper_source
 
 _IDENT = re.compile(r"^[A-Za-z_]\w*$")
 
@@ -31,29 +28,6 @@ class Constants:
     pointers: list[str] = field(default_factory=list)
     function_aliases: dict[str, str] = field(default_factory=dict)
     type_aliases: dict[str, str] = field(default_factory=dict)
-
-
-def _is_gcc() -> bool:
-    out = subprocess.run([*compiler().split(), "--version"], capture_output=True, text=True)
-    return "Free Software Foundation" in out.stdout and "clang" not in out.stdout
-
-
-def _failing_lines(source: str, include_dirs: list[str], defines: list[str]) -> set[int]:
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "rocpy_check.c")
-        with open(path, "w") as f:
-            f.write(source)
-        cmd = [*compiler().split(), "-fsyntax-only", "-std=gnu11", "-w", "-x", "c"]
-        if _is_gcc():
-            # report errors at the expansion point (our line), not in the header
-            cmd += ["-fmax-errors=0", "-ftrack-macro-expansion=0"]
-        cmd += [f"-D{d}" for d in defines] + [f"-I{d}" for d in include_dirs]
-        res = subprocess.run(cmd + [path], capture_output=True, text=True)
-        # with -w only errors are reported; an error inside a macro expansion is
-        # placed in the header, and our line shows up as "in expansion of", so
-        # every line of ours the diagnostics mention failed
-        return {int(m.group(1)) for m in
-                re.finditer(re.escape(path) + r":(\d+):\d+:", res.stderr)}
 
 
 def classify(macros: dict[str, str], headers: list[str], include_dirs: list[str],
@@ -77,7 +51,7 @@ def classify(macros: dict[str, str], headers: list[str], include_dirs: list[str]
     head = wrapper_source(headers)
     offset = head.count("\n")
     checks = [f"enum {{ rocpy_check_{i} = ({name}) }};" for i, name in enumerate(candidates)]
-    bad = _failing_lines(head + "\n".join(checks) + "\n", include_dirs, defines)
+    bad = failing_lines(head + "\n".join(checks) + "\n", include_dirs, defines)
     rest = []
     for i, name in enumerate(candidates):
         if offset + i + 1 in bad:
@@ -93,6 +67,6 @@ def classify(macros: dict[str, str], headers: list[str], include_dirs: list[str]
     checks = [f"static void *const rocpy_check_{i} = ({name}); "
               f"_Static_assert(__builtin_classify_type({name}) == 5, \"pointer\");"
               for i, name in enumerate(pointerish)]
-    bad = _failing_lines(head + "\n".join(checks) + "\n", include_dirs, defines)
+    bad = failing_lines(head + "\n".join(checks) + "\n", include_dirs, defines)
     result.pointers = [n for i, n in enumerate(pointerish) if offset + i + 1 not in bad]
     return result

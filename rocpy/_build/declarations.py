@@ -66,19 +66,21 @@ class Declarations:
     enum_constants: set[str] = field(default_factory=set)
     typedefs: set[str] = field(default_factory=set)
     partial_structs: set[str] = field(default_factory=set)
+    # struct/union tag or typedef name -> member names (anonymous inner
+    # structs' and unions' members included: C reaches them directly)
+    members: dict[str, list[str]] = field(default_factory=dict)
 
 
 class _Generator(c_generator.CGenerator):
     """CGenerator that writes enums as ``{A, B, ...}`` (compiler-supplied values)."""
 
-    def _generate_enum(self, n):  # pycparser >= 2.20
+    def visit_Enum(self, n):
         if n.values is None:
             return "enum " + (n.name or "")
-        names = ", ".join(e.name for e in n.values.enumerators)
+        # pycparser 3.x keeps ``#pragma`` lines among the enumerators
+        names = ", ".join(e.name for e in n.values.enumerators
+                          if isinstance(e, c_ast.Enumerator))
         return "enum " + (n.name + " " if n.name else "") + "{" + names + ", ...}"
-
-    def visit_Enum(self, n):
-        return self._generate_enum(n)
 
 
 def _type_body(node):
@@ -147,6 +149,8 @@ def parse(text: str, types_only_lines: set[int] = frozenset()) -> Declarations:
                 if key:
                     emitted_named.add(key)
                 _record_type(decls, body)
+                if isinstance(body, (c_ast.Struct, c_ast.Union)) and isinstance(ext, c_ast.Typedef):
+                    decls.members[ext.name] = _member_names(body)
                 span = range(places[index] + 1, places[index + 1] + 1)
                 if (isinstance(body, (c_ast.Struct, c_ast.Union))
                         and any(line in aligned_lines for line in span)
@@ -157,6 +161,9 @@ def parse(text: str, types_only_lines: set[int] = frozenset()) -> Declarations:
         _let_compiler_size_arrays(ext)
         if isinstance(ext, c_ast.Typedef):
             decls.typedefs.add(ext.name)
+            target = _typedef_target(ext)
+            if target in decls.members and ext.name not in decls.members:
+                decls.members[ext.name] = decls.members[target]
         if isinstance(ext, c_ast.Decl) and ext.name and "extern" not in (ext.storage or []):
             continue        # a variable definition (none expected in the headers)
         text_out = gen.visit(ext)
@@ -179,31 +186,62 @@ def _let_compiler_size_arrays(ext) -> None:
     _ArraySizer().visit(ext)
 
 
+def _member_names(body) -> list[str]:
+    names: list[str] = []
+    for d in body.decls or []:
+        if not isinstance(d, c_ast.Decl):
+            continue
+        if d.name:
+            names.append(d.name)
+        elif isinstance(d.type, (c_ast.Struct, c_ast.Union)):
+            names += _member_names(d.type)
+    return names
+
+
+def _typedef_target(ext: c_ast.Typedef) -> str | None:
+    """The struct/union tag or type name a plain ``typedef X Y;`` renames."""
+    t = ext.type
+    if not isinstance(t, c_ast.TypeDecl):
+        return None         # a pointer, array or function type
+    if isinstance(t.type, (c_ast.Struct, c_ast.Union)):
+        return t.type.name
+    if isinstance(t.type, c_ast.IdentifierType) and len(t.type.names) == 1:
+        return t.type.names[0]
+    return None
+
+
 def _record_type(decls: Declarations, body) -> None:
+    """Record a struct/union/enum body and the bodies nested in it (a tag defined
+    inside a struct is a file-scope tag in C: HIP 7's hipStreamBatchMemOpParams)."""
     if isinstance(body, c_ast.Enum):
         if body.name:
             decls.enums.add(body.name)
         for e in body.values.enumerators:
-            decls.enum_constants.add(e.name)
-    elif isinstance(body, c_ast.Struct) and body.name:
-        decls.structs.add(body.name)
-    elif isinstance(body, c_ast.Union) and body.name:
-        decls.unions.add(body.name)
+            if isinstance(e, c_ast.Enumerator):
+                decls.enum_constants.add(e.name)
+        return
+    if body.name:
+        (decls.structs if isinstance(body, c_ast.Struct) else decls.unions).add(body.name)
+        decls.members[body.name] = _member_names(body)
+    for d in body.decls or []:
+        inner = _type_body(d) if isinstance(d, c_ast.Decl) else None
+        if inner is not None and _has_body(inner):
+            _record_type(decls, inner)
 
 
-class _PartialMarker(c_ast.Decl):
-    """A ``...;`` member: pycparser has no node for it, so fake a declaration."""
+def _partial_marker() -> c_ast.Decl:
+    """A ``...;`` member: pycparser has no node for it, so fake a declaration.
 
-    def __init__(self):
-        super().__init__(name=None, quals=[], align=[], storage=[], funcspec=[],
-                         type=c_ast.TypeDecl("...", [], None,
-                                             c_ast.IdentifierType(["..."])),
-                         init=None, bitsize=None)
+    A plain ``Decl``, not a subclass: pycparser 2.2x ends a member with ``;``
+    only when ``type(member)`` is exactly ``Decl``."""
+    return c_ast.Decl(name=None, quals=[], align=[], storage=[], funcspec=[],
+                      type=c_ast.TypeDecl(None, [], None, c_ast.IdentifierType(["..."])),
+                      init=None, bitsize=None)
 
 
 def _partial(body):
     body = copy.copy(body)
-    body.decls = list(body.decls) + [_PartialMarker()]
+    body.decls = list(body.decls) + [_partial_marker()]
     return body
 
 
@@ -216,12 +254,24 @@ def _replace_body(ext, new_body):
     return ext
 
 
+def _reference(body):
+    """``struct X`` / ``enum X`` without the body.
+
+    A copy of the node with its body dropped, never a new node: the node
+    constructors differ between pycparser releases (3.x's ``Enum`` takes an
+    ``underlying_type``; every node there takes ``attributes``)."""
+    ref = copy.copy(body)
+    if isinstance(ref, c_ast.Enum):
+        ref.values = None
+    else:
+        ref.decls = None
+    return ref
+
+
 def _without_body(ext, body, first_typedef: str | None):
     """Refer to an already-emitted struct/enum instead of repeating its body."""
     if body.name:
-        ref = type(body)(body.name, None) if not isinstance(body, c_ast.Enum) \
-            else c_ast.Enum(body.name, None)
-        return _replace_body(ext, ref)
+        return _replace_body(ext, _reference(body))
     # anonymous body shared by several typedef names: alias the first one
     ext = copy.deepcopy(ext)
     holder = ext

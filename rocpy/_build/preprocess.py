@@ -130,3 +130,27 @@ def _record_macro(result: Preprocessed, line: str, path: str) -> None:
     if body:
         result.macros[name] = body
         result.macro_files[name] = path
+
+
+def _is_gcc() -> bool:
+    out = subprocess.run([*compiler().split(), "--version"], capture_output=True, text=True)
+    return "Free Software Foundation" in out.stdout and "clang" not in out.stdout
+
+
+def failing_lines(source: str, include_dirs: list[str], defines: list[str]) -> set[int]:
+    """The 1-based lines of C ``source`` the compiler reports an error on."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "rocpy_check.c")
+        with open(path, "w") as f:
+            f.write(source)
+        cmd = [*compiler().split(), "-fsyntax-only", "-std=gnu11", "-w", "-x", "c"]
+        if _is_gcc():
+            # report errors at the expansion point (our line), not in the header
+            cmd += ["-fmax-errors=0", "-ftrack-macro-expansion=0"]
+        cmd += [f"-D{d}" for d in defines] + [f"-I{d}" for d in include_dirs]
+        res = subprocess.run(cmd + [path], capture_output=True, text=True)
+        # with -w only errors are reported; an error inside a macro expansion is
+        # placed in the header, and our line shows up as "in expansion of", so
+        # every line of ours the diagnostics mention failed
+        return {int(m.group(1)) for m in
+                re.finditer(re.escape(path) + r":(\d+):\d+:", res.stderr)}

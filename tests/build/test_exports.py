@@ -7,7 +7,10 @@ import subprocess
 
 import pytest
 
-amd = pytest.importorskip("rocpy._lib_amd", reason="the amd backend is not built here")
+from built_modules import built_module
+
+amd = built_module("amd")
+pytestmark = pytest.mark.skipif(amd is None, reason="the amd backend is not built here")
 
 
 def _info():

@@ -1,17 +1,15 @@
 """Compile real kernels once per session for the code object tests.
 
 Compilers and LLVM tools are found by probing, never by assuming one LLVM
-version: the LLVM that ``hipcc`` uses first (its ``clang version N``), then
-``$ROCM_PATH/llvm/bin`` and ``/opt/rocm/llvm/bin``, then unversioned names,
-then ``-NN`` suffixes from newest to oldest.  Tests needing a tool that is
-missing skip with the reason.
+version (``kernels.compile.find_llvm_tool``: the LLVM that ``hipcc`` uses
+first, then ROCm's, then versioned names newest first).  Tests needing a tool
+that is missing skip with the reason.
 """
 from __future__ import annotations
 
 import hashlib
 import os
 import re
-import shutil
 import struct
 import subprocess
 import zlib
@@ -21,6 +19,8 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
+
+from kernels.compile import find_hipcc, find_llvm_tool, hipcc_llvm_version, llvm_tool_env
 
 HIP_SOURCE = r"""
 #include <hip/hip_runtime.h>
@@ -76,28 +76,6 @@ kernel void wide(global int* o) {
 HIP_ARCHS = ("gfx90a", "gfx908", "gfx1030", "gfx1100", "gfx940")
 
 
-def _versions(text: str) -> List[int]:
-    return [int(v) for v in re.findall(r"clang version (\d+)", text)]
-
-
-def find_tool(name: str, preferred_version: Optional[int] = None) -> Optional[str]:
-    """Find an LLVM tool, preferring the version hipcc uses."""
-    candidates = []
-    if preferred_version:
-        candidates.append(f"{name}-{preferred_version}")
-    for root in (os.environ.get("ROCM_PATH"), "/opt/rocm"):
-        if root:
-            candidates.append(str(Path(root) / "llvm" / "bin" / name))
-    candidates.append(name)
-    candidates += [f"{name}-{v}" for v in range(30, 9, -1)]
-    for cand in candidates:
-        path = shutil.which(cand) or (cand if os.path.isabs(cand) and os.access(cand, os.X_OK)
-                                      else None)
-        if path:
-            return path
-    return None
-
-
 @dataclass
 class Toolchain:
     """Where the compilers and tools are, and why something is missing."""
@@ -118,23 +96,14 @@ class Toolchain:
 
 
 def _toolchain() -> Toolchain:
-    env = dict(os.environ, HIP_PLATFORM="amd")
-    tc = Toolchain(env=env)
-    tc.hipcc = shutil.which("hipcc") or next(
-        (p for p in (os.path.join(r, "bin", "hipcc") for r in
-                     (os.environ.get("ROCM_PATH", ""), "/opt/rocm")) if os.access(p, os.X_OK)),
-        None)
-    if tc.hipcc:
-        try:
-            out = subprocess.run([tc.hipcc, "--version"], env=env, capture_output=True,
-                                 text=True, timeout=60).stdout
-            tc.llvm_version = (_versions(out) or [None])[0]
-        except (OSError, subprocess.SubprocessError):
-            tc.hipcc = None
-    tc.clang = find_tool("clang", tc.llvm_version)
-    tc.readelf = find_tool("llvm-readelf", tc.llvm_version)
-    tc.readobj = find_tool("llvm-readobj", tc.llvm_version)
-    tc.bundler = find_tool("clang-offload-bundler", tc.llvm_version)
+    tc = Toolchain()
+    tc.hipcc = find_hipcc()
+    tc.llvm_version = hipcc_llvm_version()
+    tc.env = llvm_tool_env(tc.llvm_version)
+    tc.clang = find_llvm_tool("clang", tc.llvm_version)
+    tc.readelf = find_llvm_tool("llvm-readelf", tc.llvm_version)
+    tc.readobj = find_llvm_tool("llvm-readobj", tc.llvm_version)
+    tc.bundler = find_llvm_tool("clang-offload-bundler", tc.llvm_version)
     return tc
 
 
@@ -238,7 +207,7 @@ class LLVM:
     def _out(self, tool: str, *args: str) -> str:
         self.tools.require(tool)
         proc = subprocess.run([getattr(self.tools, tool), *args], capture_output=True,
-                              text=True, timeout=60, check=True)
+                              text=True, timeout=60, check=True, env=self.tools.env)
         return proc.stdout
 
     def metadata(self, path: Path) -> Any:

@@ -4,6 +4,7 @@ Never checked in as binaries: tests build them from tests/kernels/*.hip.
 """
 from __future__ import annotations
 
+import functools
 import glob
 import os
 import re
@@ -48,25 +49,71 @@ def compile_hip(name: str, out_dir: str, archs: tuple[str, ...] = ("gfx90a",),
     return out
 
 
-def find_llvm_tool(tool: str) -> str | None:
-    """An LLVM tool (clang, ld.lld, llvm-readelf...), the newest found: ROCm's
-    ($ROCM_PATH or /opt/rocm, llvm/bin), then TOOL-22 ... TOOL-14, then TOOL
-    and /usr/lib/llvm-N/bin/TOOL."""
+@functools.lru_cache(maxsize=None)
+def hipcc_llvm_version() -> int | None:
+    """The major version of the clang that hipcc drives (``clang version N``), if any."""
+    hipcc = find_hipcc()
+    if hipcc is None:
+        return None
+    try:
+        out = subprocess.run([hipcc, "--version"], env=dict(os.environ, HIP_PLATFORM="amd"),
+                             capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r"clang version (\d+)", out)
+    return int(m.group(1)) if m else None
+
+
+def _versioned(tool: str) -> list[str]:
+    """Every ``TOOL-N`` on PATH and ``/usr/lib/llvm-N/bin/TOOL``, newest N first."""
+    found: dict[str, int] = {}
+    pattern = re.compile(re.escape(tool) + r"-(\d+)$")
+    for d in os.environ.get("PATH", "").split(os.pathsep):
+        for path in glob.glob(os.path.join(glob.escape(d or "."), f"{glob.escape(tool)}-*")):
+            m = pattern.search(path)
+            if m and os.access(path, os.X_OK):
+                found.setdefault(path, int(m.group(1)))
+    unversioned = shutil.which(tool)
+    if unversioned:
+        found.setdefault(unversioned, -1)       # after every versioned name on PATH
+    for path in glob.glob(f"/usr/lib/llvm-*/bin/{glob.escape(tool)}"):
+        m = re.search(r"/llvm-(\d+)/", path)
+        if m:
+            found.setdefault(path, int(m.group(1)) - 1000)   # the last resort
+    return sorted(found, key=found.__getitem__, reverse=True)
+
+
+def find_llvm_tool(tool: str, version: int | None = None) -> str | None:
+    """An LLVM tool (clang, ld.lld, llvm-readelf, clang-offload-bundler...) under
+    whichever name it is installed: ``version``'s first (default: the LLVM hipcc
+    uses; ``TOOL-V``, ``/usr/lib/llvm-V/bin/TOOL``), then ROCm's ($ROCM_PATH or
+    /opt/rocm, llvm/bin), then the newest ``TOOL-N`` on PATH, ``TOOL``, and
+    ``/usr/lib/llvm-N/bin/TOOL``.  The one helper every test uses: distributions
+    name the tools by version (Debian: llvm-readelf-15, llvm-objcopy-17)."""
+    version = hipcc_llvm_version() if version is None else version
     candidates = []
+    if version:
+        candidates += [shutil.which(f"{tool}-{version}"), f"/usr/lib/llvm-{version}/bin/{tool}"]
     for root in (os.environ.get("ROCM_PATH"), "/opt/rocm"):
         if root:
             candidates.append(os.path.join(root, "llvm", "bin", tool))
-    candidates += [shutil.which(f"{tool}-{v}") for v in range(22, 13, -1)]
-    candidates.append(shutil.which(tool))
-
-    def version(path: str) -> int:
-        m = re.search(r"/llvm-(\d+)/", path)
-        return int(m.group(1)) if m else 0
-    candidates += sorted(glob.glob(f"/usr/lib/llvm-*/bin/{tool}"), key=version, reverse=True)
+    candidates += _versioned(tool)
     for c in candidates:
-        if c and os.path.exists(c):
+        if c and os.path.isfile(c) and os.access(c, os.X_OK):
             return c
     return None
+
+
+def llvm_tool_env(version: int | None = None) -> dict[str, str]:
+    """The environment to run LLVM tools in: PATH led by the folder where the
+    unversioned names of ``version``'s tools live, for the tools that run
+    another by its plain name (clang-offload-bundler runs ``llvm-objcopy``, of
+    which Debian's PATH has only ``llvm-objcopy-N``)."""
+    env = dict(os.environ, HIP_PLATFORM="amd")
+    objcopy = find_llvm_tool("llvm-objcopy", version)
+    if objcopy:
+        env["PATH"] = os.path.dirname(os.path.realpath(objcopy)) + os.pathsep + env.get("PATH", "")
+    return env
 
 
 def compile_cl(name: str, out_dir: str, target: str = "gfx90a") -> str:

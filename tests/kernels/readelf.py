@@ -14,8 +14,8 @@ from .compile import find_llvm_tool
 
 
 def find_readelf() -> str | None:
-    """ROCm's llvm-readelf, else the newest versioned one, else llvm-readelf
-    (an older one may not know newer metadata: LLVM 14 calls v5's invalid)."""
+    """llvm-readelf by any of its names (``find_llvm_tool``), the LLVM hipcc uses
+    first (an older one may not know newer metadata: LLVM 14 calls v5's invalid)."""
     return find_llvm_tool("llvm-readelf")
 
 

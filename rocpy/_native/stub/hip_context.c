@@ -103,7 +103,7 @@ hipError_t hipCtxGetSharedMemConfig(hipSharedMemConfig *pConfig) {
 
 /* hipamd leaves these unimplemented: assert(0) in debug builds,
  * hipErrorNotSupported in release builds. */
-hipError_t hipCtxGetApiVersion(hipCtx_t ctx, int *apiVersion) {
+hipError_t hipCtxGetApiVersion(hipCtx_t ctx, ROCPY_ARG_hipCtxGetApiVersion__apiVersion apiVersion) {
     (void)ctx;
     (void)apiVersion;
     HIP_INIT_API();

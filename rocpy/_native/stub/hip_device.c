@@ -79,8 +79,10 @@ hipError_t hip_get_properties(hipDeviceProp_t *props, int device) {
     p.pciDeviceID = 0;
     p.maxSharedMemoryPerMultiProcessor = d->lds_size;
     p.canMapHostMemory = 1;
-    /* hipamd's gcnArch: major*100 + minor*10 + stepping (gfx90a -> 910) */
+#ifdef ROCPY_HAVE_hipDeviceProp_t__gcnArch
+    /* hipamd's gcnArch: major*100 + minor*10 + stepping (gfx90a -> 910); HIP 6.0 removed it */
     p.gcnArch = p.major * 100 + p.minor * 10 + (int)(d->gfx_version % 100);
+#endif
     snprintf(p.gcnArchName, sizeof p.gcnArchName, "%s", d->arch);
     p.cooperativeLaunch = 1;
     p.cooperativeMultiDeviceLaunch = 1;

@@ -34,6 +34,7 @@ void hip_node_release_params(struct hipGraphNode *n) {
 
 hipError_t hip_node_copy_params(const struct hipGraphNode *src, struct hipGraphNode *dst) {
     dst->type = src->type;
+    dst->copy1d = src->copy1d;
     if (src->type == hipGraphNodeTypeKernel) return hip_launch_copy(&src->p.kernel, &dst->p.kernel);
     dst->p = src->p;
     return hipSuccess;
@@ -170,8 +171,9 @@ hipError_t hip_make_memcpy1d_node(hipGraph_t g, const hipGraphNode_t *deps, size
     if (!stub_mem_find(p->dst, NULL) && !stub_mem_find(p->src, NULL) &&
         p->kind != hipMemcpyHostToHost && p->kind != hipMemcpyDefault)
         return hipErrorInvalidValue;
-    struct hipGraphNode *n = node_new(hipGraphNodeTypeMemcpy1D);
+    struct hipGraphNode *n = node_new(HIP_GRAPH_NODE_TYPE_MEMCPY1D);
     if (!n) return hipErrorOutOfMemory;
+    n->copy1d = true;
     n->p.copy1d = *p;
     return add_node(g, deps, ndeps, n, out);
 }

@@ -8,6 +8,7 @@
 struct hipGraphNode {
     uint32_t magic;
     hipGraphNodeType type;
+    bool copy1d;                      /* p holds copy1d (the type alone does not say, see below) */
     struct ihipGraph *graph;
     size_t index;                     /* creation order in the graph */
     hip_ptrvec_t deps;                /* nodes this one waits for */
@@ -21,6 +22,15 @@ struct hipGraphNode {
         hipEvent_t event;
     } p;
 };
+
+/* The type of a 1D copy node: hipGraphNodeTypeMemcpy1D in hipamd 5.2
+ * (hip_graph_internal.hpp: hipGraphMemcpyNode1D), hipGraphNodeTypeMemcpy
+ * since 5.6, whose headers no longer have the 1D type. */
+#ifdef ROCPY_HAVE_hipGraphNodeTypeMemcpy1D
+#define HIP_GRAPH_NODE_TYPE_MEMCPY1D hipGraphNodeTypeMemcpy1D
+#else
+#define HIP_GRAPH_NODE_TYPE_MEMCPY1D hipGraphNodeTypeMemcpy
+#endif
 
 struct ihipGraph {
     uint32_t magic;

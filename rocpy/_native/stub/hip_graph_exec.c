@@ -114,9 +114,14 @@ static hipError_t enqueue_node(hip_stream_t *s, struct hipGraphNode *n) {
     case hipGraphNodeTypeKernel:
         return hip_launch_enqueue(s, &n->p.kernel);
     case hipGraphNodeTypeMemcpy:
-        status = hip_memcpy3d_op(&n->p.copy, &op);
-        break;
+        if (!n->copy1d) {
+            status = hip_memcpy3d_op(&n->p.copy, &op);
+            break;
+        }
+        /* fall through: a 1D copy node */
+#ifdef ROCPY_HAVE_hipGraphNodeTypeMemcpy1D
     case hipGraphNodeTypeMemcpy1D:
+#endif
         if (n->p.copy1d.count) op = hip_copy_op(n->p.copy1d.dst, n->p.copy1d.src, n->p.copy1d.count);
         if (n->p.copy1d.count && !op) status = hipErrorOutOfMemory;
         break;

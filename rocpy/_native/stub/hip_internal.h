@@ -18,6 +18,7 @@
 
 #include <hip/hip_runtime_api.h>
 
+#include "rocpy_features.h"   /* generated: what these headers declare */
 #include "stub_core.h"
 #include "hip_ptrvec.h"
 

@@ -137,7 +137,7 @@ hipError_t hipMemcpyAsync_spt(void *dst, const void *src, size_t sizeBytes, hipM
     HIP_RETURN(async_copy(stream ? stream : hipStreamPerThread, dst, src, sizeBytes, kind, true));
 }
 
-hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, void *src, size_t sizeBytes) {
+hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, ROCPY_ARG_hipMemcpyHtoD__src src, size_t sizeBytes) {
     HIP_INIT_API();
     HIP_RETURN(sync_copy(NULL, dst, src, sizeBytes, hipMemcpyHostToDevice));
 }
@@ -152,7 +152,8 @@ hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeByte
     HIP_RETURN(sync_copy(NULL, dst, src, sizeBytes, hipMemcpyDeviceToDevice));
 }
 
-hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, void *src, size_t sizeBytes, hipStream_t stream) {
+hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, ROCPY_ARG_hipMemcpyHtoDAsync__src src, size_t sizeBytes,
+                              hipStream_t stream) {
     HIP_INIT_API();
     HIP_RETURN(async_copy(stream, dst, src, sizeBytes, hipMemcpyHostToDevice, true));
 }

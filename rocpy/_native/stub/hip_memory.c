@@ -226,7 +226,11 @@ hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attributes, const void
     if (!stub_mem_find(ptr, &a)) HIP_RETURN(hipErrorInvalidValue);
     memset(attributes, 0, sizeof *attributes);
     bool host = a.kind != STUB_MEM_DEVICE;
+#ifdef ROCPY_HAVE_hipPointerAttribute_t__memoryType
     attributes->memoryType = host ? hipMemoryTypeHost : hipMemoryTypeDevice;
+#else   /* HIP 6.0 renamed it (5.7 has both, in a union) */
+    attributes->type = host ? hipMemoryTypeHost : hipMemoryTypeDevice;
+#endif
     if (host) attributes->hostPointer = (void *)ptr;
     attributes->devicePointer = (void *)ptr;
     attributes->isManaged = a.kind == STUB_MEM_MANAGED;

@@ -18,6 +18,7 @@
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
 
+#include "rocpy_features.h"   /* generated: what these headers declare */
 #include "stub_core.h"
 
 /* Attributes and event kinds newer than the oldest headers we build with

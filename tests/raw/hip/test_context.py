@@ -67,7 +67,7 @@ def test_context_stack():
 # hipamd-specific: hipamd leaves these unimplemented
 @hipamd
 def test_unimplemented_context_calls():
-    v = ffi.new("int *")
+    v = ffi.new(ffi.typeof(lib.hipCtxGetApiVersion).args[1])   # int * (HIP 7.0: unsigned int *)
     check(lib.hipCtxSynchronize(), "hipErrorNotSupported")
     check(lib.hipCtxGetApiVersion(ffi.NULL, v), "hipErrorNotSupported")
     check(lib.hipCtxGetFlags(ffi.cast("unsigned int *", v)), "hipErrorNotSupported")

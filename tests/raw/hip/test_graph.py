@@ -131,6 +131,32 @@ def test_memory_nodes():
     ok(lib.hipFree(b))
 
 
+# hipamd-specific: a 1D copy node is hipGraphNodeTypeMemcpy1D where the headers have
+# that type (hipamd 5.2's hipGraphMemcpyNode1D), hipGraphNodeTypeMemcpy since 5.6
+# removed it; a 3D one is hipGraphNodeTypeMemcpy (test_memory_nodes runs both kinds)
+@hipamd
+def test_copy_node_types():
+    a, b = malloc(64), malloc(64)
+    g = graph()
+    one = ffi.new("hipGraphNode_t *")
+    ok(lib.hipGraphAddMemcpyNode1D(one, g, ffi.NULL, 0, b, a, 64, lib.hipMemcpyDeviceToDevice))
+    p = ffi.new("hipMemcpy3DParms *")
+    p.srcPtr.ptr, p.srcPtr.pitch, p.srcPtr.xsize, p.srcPtr.ysize = a, 64, 64, 1
+    p.dstPtr.ptr, p.dstPtr.pitch, p.dstPtr.xsize, p.dstPtr.ysize = b, 64, 64, 1
+    p.extent.width, p.extent.height, p.extent.depth = 64, 1, 1
+    p.kind = lib.hipMemcpyDeviceToDevice
+    three = ffi.new("hipGraphNode_t *")
+    ok(lib.hipGraphAddMemcpyNode(three, g, ffi.NULL, 0, p))
+    t = ffi.new("hipGraphNodeType *")
+    ok(lib.hipGraphNodeGetType(one[0], t))
+    assert t[0] == getattr(lib, "hipGraphNodeTypeMemcpy1D", lib.hipGraphNodeTypeMemcpy)
+    ok(lib.hipGraphNodeGetType(three[0], t))
+    assert t[0] == lib.hipGraphNodeTypeMemcpy
+    ok(lib.hipGraphDestroy(g))
+    ok(lib.hipFree(a))
+    ok(lib.hipFree(b))
+
+
 # platform-independent: event record and wait nodes connect graphs and streams
 def test_event_nodes():
     g = graph()

@@ -179,24 +179,30 @@ def test_managed_memory():
     check(lib.hipMallocManaged(ffi.NULL, 64, lib.hipMemAttachGlobal), "hipErrorInvalidValue")
 
 
-# hipamd-specific: 5.2's hipPointerAttribute_t for each kind of memory
+def memory_type(attrs) -> int:
+    """hipPointerAttribute_t's memory type: ``memoryType`` until HIP 6.0 named it
+    ``type`` (5.7 has both, in a union)."""
+    return attrs.type if hasattr(attrs, "type") else attrs.memoryType
+
+
+# hipamd-specific: hipPointerAttribute_t for each kind of memory
 @hipamd
 def test_pointer_attributes():
     attrs = ffi.new("hipPointerAttribute_t *")
     d = malloc(4096)
     ok(lib.hipPointerGetAttributes(attrs, ffi.cast("char *", d) + 100))
-    assert attrs.memoryType == lib.hipMemoryTypeDevice and attrs.device == 0
+    assert memory_type(attrs) == lib.hipMemoryTypeDevice and attrs.device == 0
     assert attrs.devicePointer == ffi.cast("char *", d) + 100
     assert attrs.hostPointer == ffi.NULL and attrs.isManaged == 0 and attrs.allocationFlags == 0
     h = host_malloc(4096, lib.hipHostMallocMapped)
     ok(lib.hipPointerGetAttributes(attrs, h))
-    assert attrs.memoryType == lib.hipMemoryTypeHost and attrs.hostPointer == h
+    assert memory_type(attrs) == lib.hipMemoryTypeHost and attrs.hostPointer == h
     assert attrs.devicePointer == h and attrs.allocationFlags == lib.hipHostMallocMapped
     buf = np.zeros(4096, dtype=np.uint8)
     reg = ffi.from_buffer(buf)
     ok(lib.hipHostRegister(reg, 4096, 0))
     ok(lib.hipPointerGetAttributes(attrs, reg))
-    assert attrs.memoryType == lib.hipMemoryTypeHost
+    assert memory_type(attrs) == lib.hipMemoryTypeHost
     ok(lib.hipHostUnregister(reg))
     check(lib.hipPointerGetAttributes(attrs, reg), "hipErrorInvalidValue")
     check(lib.hipPointerGetAttributes(attrs, ffi.NULL), "hipErrorInvalidValue")

@@ -7,6 +7,7 @@ hip_hold).  C, not Python: the GIL would order the threads for TSan."""
 from __future__ import annotations
 
 import glob
+import json
 import os
 import shutil
 import subprocess
@@ -18,16 +19,18 @@ from .helpers import stub_only
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 STUB = os.path.join(ROOT, "rocpy", "_native", "stub")
-DEFAULTS = os.path.join(ROOT, "build", "rocpy-generated", "stub_defaults.c")
+GENERATED = os.path.join(ROOT, "build", "rocpy-generated")     # written by the stub's build
+DEFAULTS = os.path.join(GENERATED, "stub_defaults.c")
 
 
 def build(source: str, out: str, sanitizer: str) -> bool:
+    import rocpy._lib_stub as stub
     from rocpy._build.api import PLATFORMS
-    from rocpy._build.locate import find_rocm
     plat = PLATFORMS["amd"]
-    inc = find_rocm(tuple(plat.headers)).include_dir
+    # the headers the stub module was built against (its rocpy_features.h says what they have)
+    inc = json.loads(stub.ffi.string(stub.lib.rocpy_build_info()).decode())["include_dir"]
     cmd = ["gcc", "-std=c11", "-D_GNU_SOURCE", "-O1", "-g", "-pthread", f"-fsanitize={sanitizer}",
-           *[f"-D{d}" for d in plat.defines], f"-I{inc}", f"-I{STUB}",
+           *[f"-D{d}" for d in plat.defines], f"-I{inc}", f"-I{STUB}", f"-I{GENERATED}",
            os.path.join(HERE, "c", source), *sorted(glob.glob(os.path.join(STUB, "*.c"))),
            DEFAULTS, "-o", out]
     return subprocess.run(cmd, capture_output=True).returncode == 0

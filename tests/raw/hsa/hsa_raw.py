@@ -294,8 +294,9 @@ def bundle_entry(path: str, arch: str = "gfx90a") -> bytes:
 
 def readelf_kernels(elf_path: str) -> dict[str, dict[str, int]]:
     """Per kernel, the integer fields llvm-readelf --notes shows in its metadata."""
+    from kernels.readelf import find_readelf     # here: subprocesses import this module alone
     env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}   # no sanitizer runtime in the tool
-    text = subprocess.run(["llvm-readelf", "--notes", elf_path], check=True, capture_output=True, text=True,
+    text = subprocess.run([find_readelf(), "--notes", elf_path], check=True, capture_output=True, text=True,
                           env=env).stdout
     kernels: dict[str, dict[str, int]] = {}
     for block in re.split(r"\n\s*- \.", text.split("amdhsa.kernels:")[1]):

@@ -13,6 +13,11 @@ typedef struct hipDeviceProp_tR0600 { char name[256]; hipDeviceArch_t arch; size
 hipError_t hipGetDevicePropertiesR0600(hipDeviceProp_t *prop, int device);
 SYNTH_DEPRECATED hipError_t hipOldCall(int x);
 struct hipExtent { size_t width, height, depth; };
+typedef struct ihipCtx_t *hipCtx_t;
+typedef void *hipDeviceptr_t;
+/* HIP 7.0's spellings of parameters that changed (5.x, 6.x: int *, void *) */
+hipError_t hipCtxGetApiVersion(hipCtx_t ctx, unsigned int *apiVersion);
+hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, const void *src, size_t sizeBytes);
 static inline struct hipExtent make_hipExtent(size_t w, size_t h, size_t d) {
   struct hipExtent e; e.width = w; e.height = h; e.depth = d; return e; }
 #endif
