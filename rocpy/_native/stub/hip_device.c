@@ -115,6 +115,7 @@ hipError_t hipGetDeviceCount(int *n) {
 
 hipError_t hipDeviceGet(hipDevice_t *device, int ordinal) {
     HIP_INIT_API();
+    if (!device && stub_rule(STUB_RULE_DEVICE_GET_NULL_IS_INVALID_VALUE)) HIP_RETURN(hipErrorInvalidValue);
     if (ordinal < 0 || ordinal >= count || !device) HIP_RETURN(hipErrorInvalidDevice);
     *device = ordinal;
     HIP_RETURN(hipSuccess);
@@ -214,8 +215,9 @@ hipError_t hipDeviceGetLimit(size_t *pValue, enum hipLimit_t limit) {
 }
 
 /* Cache and LDS bank configurations are fixed, as in hipamd: the getters
- * give its value, the setters accept anything and change nothing. */
-#define FIXED_CONFIG(type, value, get, set)                                   \
+ * give its value, the setters change nothing; whether a setter refuses a
+ * value outside its enum depends on the release (`valid`). */
+#define FIXED_CONFIG(type, value, get, set, valid)                            \
     hipError_t get(type *config) {                                            \
         HIP_INIT_API();                                                       \
         if (!config) HIP_RETURN(hipErrorInvalidValue);                        \
@@ -223,13 +225,17 @@ hipError_t hipDeviceGetLimit(size_t *pValue, enum hipLimit_t limit) {
         HIP_RETURN(hipSuccess);                                               \
     }                                                                         \
     hipError_t set(type config) {                                             \
-        (void)config;                                                         \
         HIP_INIT_API();                                                       \
+        if (!(valid)) HIP_RETURN(hipErrorInvalidValue);                       \
         HIP_RETURN(hipSuccess);                                               \
     }
-FIXED_CONFIG(hipFuncCache_t, hipFuncCachePreferNone, hipDeviceGetCacheConfig, hipDeviceSetCacheConfig)
+FIXED_CONFIG(hipFuncCache_t, hipFuncCachePreferNone, hipDeviceGetCacheConfig, hipDeviceSetCacheConfig,
+             !stub_rule(STUB_RULE_CACHE_CONFIG_CHECKED) ||
+                 (unsigned)config <= (unsigned)hipFuncCachePreferEqual)
 FIXED_CONFIG(hipSharedMemConfig, hipSharedMemBankSizeFourByte, hipDeviceGetSharedMemConfig,
-             hipDeviceSetSharedMemConfig)
+             hipDeviceSetSharedMemConfig,
+             !stub_rule(STUB_RULE_SHARED_MEM_CONFIG_CHECKED) ||
+                 (unsigned)config <= (unsigned)hipSharedMemBankSizeEightByte)
 
 hipError_t hipGetDeviceFlags(unsigned int *flags) {
     HIP_INIT_API();
@@ -241,6 +247,12 @@ hipError_t hipGetDeviceFlags(unsigned int *flags) {
 hipError_t hipSetDeviceFlags(unsigned flags) {
     HIP_INIT_API();
     const unsigned supported = hipDeviceScheduleMask | hipDeviceMapHost | hipDeviceLmemResizeToMax;
+    const unsigned exclusive = flags & (hipDeviceScheduleSpin | hipDeviceScheduleYield |
+                                        hipDeviceScheduleBlockingSync);
+    if (stub_rule(STUB_RULE_SCHEDULE_FLAGS_EXCLUSIVE) && exclusive != hipDeviceScheduleAuto &&
+        exclusive != hipDeviceScheduleSpin && exclusive != hipDeviceScheduleYield &&
+        exclusive != hipDeviceScheduleBlockingSync)
+        HIP_RETURN(hipErrorInvalidValue);
     if (flags & ~supported) HIP_RETURN(hipErrorInvalidValue);
     atomic_store(&hip_current_dev()->flags, flags & hipDeviceScheduleMask);
     HIP_RETURN(hipSuccess);
