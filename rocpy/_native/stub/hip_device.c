@@ -285,14 +285,14 @@ hipError_t hipDeviceReset(void) {
 hipError_t hipDriverGetVersion(int *driverVersion) {
     hip_init_quiet();
     if (!driverVersion) HIP_RETURN(hipErrorInvalidValue);
-    *driverVersion = HIP_VERSION;
+    *driverVersion = stub_hip_version();
     HIP_RETURN(hipSuccess);
 }
 
 hipError_t hipRuntimeGetVersion(int *runtimeVersion) {
     hip_init_quiet();
     if (!runtimeVersion) HIP_RETURN(hipErrorInvalidValue);
-    *runtimeVersion = HIP_VERSION;
+    *runtimeVersion = stub_hip_version();
     HIP_RETURN(hipSuccess);
 }
 

@@ -157,6 +157,11 @@ unsigned stub_hsa_interface_minor(void) {
     return minor;
 }
 
+int stub_hip_version(void) {
+    int r = release();
+    return r == BUILT ? HIP_VERSION : (r / 100) * 10000000 + (r % 100) * 100000;
+}
+
 int rocpy_stub_rocm_version(void) { return release(); }
 
 int rocpy_stub_rocm_built(void) { return BUILT; }

@@ -56,6 +56,10 @@ typedef enum stub_hsa_info_kind {
 } stub_hsa_info_kind_t;
 bool stub_hsa_attribute_known(stub_hsa_info_kind_t kind, int attribute);
 
+/* HIP_VERSION of the emulated release (hipRuntimeGetVersion): the headers'
+ * own when they are that release, else major * 10000000 + minor * 100000. */
+int stub_hip_version(void);
+
 /* HSA_AMD_INTERFACE_VERSION_MINOR of the emulated release's hsa_ext_amd.h
  * (HSA_AMD_SYSTEM_INFO_EXT_VERSION_MINOR answers it; the major is 1). */
 unsigned stub_hsa_interface_minor(void);
