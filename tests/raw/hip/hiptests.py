@@ -8,7 +8,8 @@ fact says so in its note; hip-tests' own value is kept in ``hiptests``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import threading
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from rocm_versions import expect
@@ -71,6 +72,19 @@ class Env:
         ok(lib.hipGraphInstantiate(e, graph, ffi.NULL, ffi.NULL, 0))
         self._release.append(lambda: lib.hipGraphExecDestroy(e[0]))
         return e[0]
+
+    def blocked(self, s=None):
+        """A stream (``s``, else a new one) held busy by a host function until
+        the fact is done: the stand-in for hip-tests' long-running kernel."""
+        s = self.stream() if s is None else s
+        gate = threading.Event()
+
+        def wait(_user):
+            gate.wait(30)
+        fn = ffi.callback("void(void *)", wait)
+        ok(lib.hipLaunchHostFunc(s, fn, ffi.NULL))
+        self._release.append(lambda: (gate.set(), lib.hipStreamSynchronize(s), fn))
+        return s
 
     def device_count(self) -> int:
         n = ffi.new("int *")
