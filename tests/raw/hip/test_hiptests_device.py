@@ -54,7 +54,7 @@ FACTS = [
     Fact("device/hipDeviceSetGetCacheConfig.cc:199", lambda e: lib.hipDeviceGetCacheConfig(N),
          "hipErrorInvalidValue"),
     # hipLimitStackSize (0) is newer than the 5.2 headers: by value
-    Fact("device/hipDeviceSetGetLimit.cc:183", lambda e: lib.hipDeviceGetLimit(N, ffi.cast("hipLimit_t", 0)),
+    Fact("device/hipDeviceSetGetLimit.cc:183", lambda e: lib.hipDeviceGetLimit(N, ffi.cast("enum hipLimit_t", 0)),
          "hipErrorInvalidValue"),
     Fact("device/hipDeviceSetGetSharedMemConfig.cc:75",
          lambda e: lib.hipDeviceSetSharedMemConfig(ffi.cast("hipSharedMemConfig", -1)),
