@@ -13,9 +13,11 @@ from .control import _stub
 
 
 class Rule(NamedTuple):
-    """One behaviour change: what changed, from which release, where upstream."""
+    """One behaviour change: what, from which release (until which, if it was
+    undone: ``None`` when it still holds), where upstream."""
     name: str
     since: tuple[int, int]
+    until: tuple[int, int] | None
     upstream: str
     active: bool          # in force for the emulated release
 
@@ -39,10 +41,12 @@ def built_version() -> tuple[int, int]:
 def rules() -> list[Rule]:
     """The stub's version-dependent rules, in table order."""
     ffi, lib = _stub()
-    name, upstream, since = ffi.new("const char **"), ffi.new("const char **"), ffi.new("int *")
+    name, upstream = ffi.new("const char **"), ffi.new("const char **")
+    since, until = ffi.new("int *"), ffi.new("int *")
     out = []
     for i in range(lib.rocpy_stub_rule_count()):
-        lib.rocpy_stub_rule_info(i, name, since, upstream)
+        lib.rocpy_stub_rule_info(i, name, since, until, upstream)
         out.append(Rule(ffi.string(name[0]).decode(), _release(since[0]),
+                        _release(until[0]) if until[0] else None,
                         ffi.string(upstream[0]).decode(), bool(lib.rocpy_stub_rule_active(i))))
     return out

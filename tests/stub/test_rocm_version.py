@@ -14,7 +14,7 @@ pytestmark = pytest.mark.skipif(not rocpy.backend().is_stub, reason="the stub's 
 PROBE = ("from rocpy import stub; from rocpy import hip; v = hip.ffi.new('int *'); "
          "hip.lib.hipRuntimeGetVersion(v); "
          "print(stub.rocm_version(), stub.built_version(), v[0], "
-         "sorted(r.since for r in stub.rules() if r.active))")
+         "sorted(r.name for r in stub.rules() if r.active))")
 
 
 def probe(value: str | None) -> subprocess.CompletedProcess:
@@ -37,15 +37,16 @@ def test_default_is_the_headers_release():
 
 @pytest.mark.parametrize("value,release,hip_version", [
     ("5.7", (5, 7), 50700000), ("6.2", (6, 2), 60200000), ("7.0", (7, 0), 70000000),
-    ("6.2.1", (6, 2), 60200000), ("5.0", (5, 0), 50000000)])
+    ("6.2.1", (6, 2), 60200000), ("5.0", (5, 0), 50000000), ("5.4", (5, 4), 50400000)])
 def test_release_from_the_environment(value, release, hip_version):
     from rocpy import stub
     out = probe(value)
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith(f"{release} ")
     assert f" {hip_version} " in out.stdout
-    # exactly the rules whose release is not newer than the emulated one are in force
-    expected = sorted(r.since for r in stub.rules() if r.since <= release)
+    # exactly the rules whose releases bracket the emulated one are in force
+    expected = sorted(r.name for r in stub.rules()
+                      if r.since <= release and (r.until is None or release < r.until))
     assert out.stdout.strip().endswith(str(expected))
 
 
@@ -62,7 +63,9 @@ def test_rules_name_release_and_upstream():
     assert len(rules) >= 10
     for r in rules:
         assert r.name and r.upstream and (5, 0) <= r.since <= (7, 99)
-        assert r.active == (stub.rocm_version() >= r.since)
+        assert r.until is None or r.until > r.since
+        now = stub.rocm_version()
+        assert r.active == (r.since <= now and (r.until is None or now < r.until))
     assert {r.since for r in rules} >= {(5, 3), (5, 5), (5, 6), (5, 7), (6, 1), (6, 4), (7, 0)}
 
 

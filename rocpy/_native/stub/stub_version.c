@@ -21,6 +21,7 @@ typedef struct rule_row {
     const char *name;
     int since;              /* first release with the new behaviour */
     const char *upstream;   /* where it is, in that release */
+    int until;              /* first release without it again; 0: none yet */
 } rule_row_t;
 
 static const rule_row_t rules[STUB_RULE_COUNT] = {
@@ -60,6 +61,22 @@ static const rule_row_t rules[STUB_RULE_COUNT] = {
     [STUB_RULE_LAST_ERROR_KEEPS_ERRORS] = {
         "HIP_RETURN records only errors (not hipSuccess, not hipErrorNotReady) as the last error",
         RELEASE(7, 0), "clr hipamd/src/hip_internal.hpp HIP_RETURN (HIP 7.0 changes: hipGetLastError)"},
+    /* 5.2 and 5.5 return hipSuccess, 5.3 and 5.4 hipErrorNotSupported */
+    [STUB_RULE_SHARED_MEM_CONFIG_NOT_SUPPORTED] = {
+        "hipDeviceSetSharedMemConfig is hipErrorNotSupported", RELEASE(5, 3),
+        "hipamd src/hip_device_runtime.cpp hipDeviceSetSharedMemConfig", RELEASE(5, 5)},
+    [STUB_RULE_CACHE_CONFIG_NOT_SUPPORTED] = {
+        "hipDeviceSetCacheConfig is hipErrorNotSupported", RELEASE(5, 3),
+        "hipamd src/hip_device_runtime.cpp hipDeviceSetCacheConfig (clr 5.6 returns hipSuccess)",
+        RELEASE(5, 6)},
+    /* 5.2: hipDeviceSetLimit is HIP_RETURN(hipErrorNotSupported), hipDeviceGetLimit
+     * knows hipLimitMallocHeapSize only */
+    [STUB_RULE_LIMITS_STACK_SIZE] = {
+        "hipDeviceGet/SetLimit: hipLimitStackSize, limit >= hipLimitRange is hipErrorInvalidValue",
+        RELEASE(5, 3), "hipamd src/hip_device_runtime.cpp hipDeviceGetLimit, hipDeviceSetLimit"},
+    [STUB_RULE_SET_LIMIT_MALLOC_HEAP] = {
+        "hipDeviceSetLimit(hipLimitMallocHeapSize) sets the initial heap size", RELEASE(5, 6),
+        "clr hipamd/src/hip_device_runtime.cpp hipDeviceSetLimit, rocclr Device::UpdateInitialHeapSize"},
 };
 
 /* Info attributes ROCr added after 5.2, with the first release whose
@@ -140,7 +157,9 @@ static int release(void) {
 }
 
 bool stub_rule(stub_rule_t rule) {
-    return (unsigned)rule < STUB_RULE_COUNT && release() >= rules[rule].since;
+    if ((unsigned)rule >= STUB_RULE_COUNT) return false;
+    int r = release();
+    return r >= rules[rule].since && (rules[rule].until == 0 || r < rules[rule].until);
 }
 
 bool stub_hsa_attribute_known(stub_hsa_info_kind_t kind, int attribute) {
@@ -168,10 +187,11 @@ int rocpy_stub_rocm_built(void) { return BUILT; }
 
 int rocpy_stub_rule_count(void) { return STUB_RULE_COUNT; }
 
-int rocpy_stub_rule_info(int i, const char **name, int *since, const char **upstream) {
+int rocpy_stub_rule_info(int i, const char **name, int *since, int *until, const char **upstream) {
     if (i < 0 || i >= STUB_RULE_COUNT) return 0;
     if (name) *name = rules[i].name;
     if (since) *since = rules[i].since;
+    if (until) *until = rules[i].until;
     if (upstream) *upstream = rules[i].upstream;
     return 1;
 }

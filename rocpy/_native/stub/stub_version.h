@@ -19,10 +19,11 @@
 int rocpy_stub_rocm_version(void);
 /* The release of the headers the stub was built against, the same way. */
 int rocpy_stub_rocm_built(void);
-/* The rules table: number of rows, and row i's name, release (major * 100 +
- * minor) and upstream source; 0 when i is out of range. */
+/* The rules table: number of rows, and row i's name, the releases (major *
+ * 100 + minor) from which and until which (0: still) it holds, and its
+ * upstream source; 0 when i is out of range. */
 int rocpy_stub_rule_count(void);
-int rocpy_stub_rule_info(int i, const char **name, int *since, const char **upstream);
+int rocpy_stub_rule_info(int i, const char **name, int *since, int *until, const char **upstream);
 /* Whether row i is in force for the emulated release (-1 out of range). */
 int rocpy_stub_rule_active(int i);
 
@@ -39,6 +40,10 @@ typedef enum stub_rule {
     STUB_RULE_HOST_DEVICE_POINTER_FLAGS_MUST_BE_ZERO,
     STUB_RULE_CACHE_CONFIG_CHECKED,
     STUB_RULE_LAST_ERROR_KEEPS_ERRORS,
+    STUB_RULE_SHARED_MEM_CONFIG_NOT_SUPPORTED,
+    STUB_RULE_CACHE_CONFIG_NOT_SUPPORTED,
+    STUB_RULE_LIMITS_STACK_SIZE,
+    STUB_RULE_SET_LIMIT_MALLOC_HEAP,
     STUB_RULE_COUNT
 } stub_rule_t;
 

@@ -8,7 +8,7 @@ import threading
 
 from rocm_versions import expect, version_sensitive
 
-from .helpers import check, ffi, hipamd, lib, ok, stream
+from .helpers import check, ffi, hipamd, lib, ok, requires, stream
 
 pytestmark = [hipamd, version_sensitive]
 
@@ -74,26 +74,73 @@ def test_device_get_null():
     check(lib.hipDeviceGet(dev, -1), "hipErrorInvalidDevice")
 
 
-def test_shared_mem_config_out_of_range():
-    # hipDeviceSetSharedMemConfig: checked from clr 5.6 (hipamd 5.5 accepts anything)
-    check(lib.hipDeviceSetSharedMemConfig(ffi.cast("hipSharedMemConfig", -1)),
-          expect({(5, 2): "hipSuccess", (5, 6): "hipErrorInvalidValue"}))
-    check(lib.hipDeviceSetSharedMemConfig(ffi.cast("hipSharedMemConfig", 3)),
-          expect({(5, 2): "hipSuccess", (5, 6): "hipErrorInvalidValue"}))
-    for good in ("hipSharedMemBankSizeDefault", "hipSharedMemBankSizeFourByte",
-                 "hipSharedMemBankSizeEightByte"):
-        ok(lib.hipDeviceSetSharedMemConfig(getattr(lib, good)))
+def test_shared_mem_config():
+    # hipDeviceSetSharedMemConfig: hipSuccess for anything in 5.2, NotSupported in
+    # 5.3/5.4, hipSuccess again in 5.5, values checked from clr 5.6
+    bad = expect({(5, 2): "hipSuccess", (5, 3): "hipErrorNotSupported", (5, 5): "hipSuccess",
+                  (5, 6): "hipErrorInvalidValue"})
+    good = expect({(5, 2): "hipSuccess", (5, 3): "hipErrorNotSupported", (5, 5): "hipSuccess"})
+    check(lib.hipDeviceSetSharedMemConfig(ffi.cast("hipSharedMemConfig", -1)), bad)
+    check(lib.hipDeviceSetSharedMemConfig(ffi.cast("hipSharedMemConfig", 3)), bad)
+    for value in ("hipSharedMemBankSizeDefault", "hipSharedMemBankSizeFourByte",
+                  "hipSharedMemBankSizeEightByte"):
+        check(lib.hipDeviceSetSharedMemConfig(getattr(lib, value)), good)
+    config = ffi.new("hipSharedMemConfig *")
+    ok(lib.hipDeviceGetSharedMemConfig(config))
+    assert config[0] == lib.hipSharedMemBankSizeFourByte
 
 
-def test_cache_config_out_of_range():
-    # hipDeviceSetCacheConfig: not in release/rocm-rel-6.3.0.1, on amd-staging after it
-    check(lib.hipDeviceSetCacheConfig(ffi.cast("hipFuncCache_t", -1)),
-          expect({(5, 2): "hipSuccess", (6, 4): "hipErrorInvalidValue"}))
-    check(lib.hipDeviceSetCacheConfig(ffi.cast("hipFuncCache_t", 4)),
-          expect({(5, 2): "hipSuccess", (6, 4): "hipErrorInvalidValue"}))
-    for good in ("hipFuncCachePreferNone", "hipFuncCachePreferShared", "hipFuncCachePreferL1",
-                 "hipFuncCachePreferEqual"):
-        ok(lib.hipDeviceSetCacheConfig(getattr(lib, good)))
+def test_cache_config():
+    # hipDeviceSetCacheConfig: NotSupported in hipamd 5.3-5.5, hipSuccess again in
+    # clr 5.6; values checked after the 6.3 branch (not in release/rocm-rel-6.3.0.1)
+    bad = expect({(5, 2): "hipSuccess", (5, 3): "hipErrorNotSupported", (5, 6): "hipSuccess",
+                  (6, 4): "hipErrorInvalidValue"})
+    good = expect({(5, 2): "hipSuccess", (5, 3): "hipErrorNotSupported", (5, 6): "hipSuccess"})
+    check(lib.hipDeviceSetCacheConfig(ffi.cast("hipFuncCache_t", -1)), bad)
+    check(lib.hipDeviceSetCacheConfig(ffi.cast("hipFuncCache_t", 4)), bad)
+    for value in ("hipFuncCachePreferNone", "hipFuncCachePreferShared", "hipFuncCachePreferL1",
+                  "hipFuncCachePreferEqual"):
+        check(lib.hipDeviceSetCacheConfig(getattr(lib, value)), good)
+
+
+STACK, RANGE = ffi.cast("enum hipLimit_t", 0), ffi.cast("enum hipLimit_t", 3)   # newer than 5.2
+
+
+def test_get_limit():
+    # hipDeviceGetLimit: 5.2 knows hipLimitMallocHeapSize only; from 5.3 the stack
+    # size too, and limit >= hipLimitRange is InvalidValue
+    size = ffi.new("size_t *")
+    ok(lib.hipDeviceGetLimit(size, lib.hipLimitMallocHeapSize))
+    assert size[0] > 0
+    check(lib.hipDeviceGetLimit(size, STACK), expect({(5, 2): "hipErrorUnsupportedLimit",
+                                                      (5, 3): "hipSuccess"}))
+    check(lib.hipDeviceGetLimit(size, RANGE), expect({(5, 2): "hipErrorUnsupportedLimit",
+                                                      (5, 3): "hipErrorInvalidValue"}))
+    check(lib.hipDeviceGetLimit(size, lib.hipLimitPrintfFifoSize), "hipErrorUnsupportedLimit")
+
+
+@requires("hipDeviceSetLimit")          # declared from the 5.3 headers
+def test_set_limit():
+    # hipDeviceSetLimit: NotSupported in 5.2; the stack size from 5.3 (at most
+    # 128 KiB - 16, rocclr Device::UpdateStackSize); the heap size from clr 5.6
+    size = ffi.new("size_t *")
+    check(lib.hipDeviceSetLimit(STACK, 4096), expect({(5, 2): "hipErrorNotSupported",
+                                                      (5, 3): "hipSuccess"}))
+    if lib.hipDeviceGetLimit(size, STACK) == 0:
+        assert size[0] == 4096
+        check(lib.hipDeviceSetLimit(STACK, (128 << 10) - 15), "hipErrorInvalidValue")
+        ok(lib.hipDeviceGetLimit(size, STACK))
+        assert size[0] == 4096
+        ok(lib.hipDeviceSetLimit(STACK, 1024))
+    check(lib.hipDeviceSetLimit(RANGE, 1), expect({(5, 2): "hipErrorNotSupported",
+                                                   (5, 3): "hipErrorInvalidValue"}))
+    check(lib.hipDeviceSetLimit(lib.hipLimitPrintfFifoSize, 1),
+          expect({(5, 2): "hipErrorNotSupported", (5, 3): "hipErrorUnsupportedLimit"}))
+    check(lib.hipDeviceSetLimit(lib.hipLimitMallocHeapSize, 1 << 20), expect({
+        (5, 2): "hipErrorNotSupported", (5, 3): "hipErrorUnsupportedLimit", (5, 6): "hipSuccess"}))
+    ok(lib.hipDeviceGetLimit(size, lib.hipLimitMallocHeapSize))
+    check(lib.hipDeviceSetLimit(lib.hipLimitMallocHeapSize, size[0]), expect({
+        (5, 2): "hipErrorNotSupported", (5, 3): "hipErrorUnsupportedLimit", (5, 6): "hipErrorInvalidValue"}))
 
 
 def test_host_get_device_pointer_flags():
