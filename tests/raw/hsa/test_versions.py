@@ -89,3 +89,13 @@ def test_newer_agent_attributes_values(gpu, cpu):
     xcc = ffi.new("uint32_t*")
     check(lib.hsa_agent_get_info(gpu, 0xA111, xcc))
     assert xcc[0] == 1
+
+
+@pytest.mark.skipif(not at_least(5, 5), reason="HSA_AMD_MEMORY_POOL_INFO_LOCATION arrived in ROCr 5.5")
+def test_pool_location_values(gpu):
+    from hsa_raw import pools
+    coarse, _fine, lds = pools(gpu)
+    out = ffi.new("int*")
+    check(lib.hsa_amd_memory_pool_get_info(coarse, 17, out))
+    assert out[0] == 1                                   # HSA_AMD_MEMORY_POOL_LOCATION_GPU
+    check(lib.hsa_amd_memory_pool_get_info(lds, 17, out), INVALID)
