@@ -77,6 +77,13 @@ static const rule_row_t rules[STUB_RULE_COUNT] = {
     [STUB_RULE_SET_LIMIT_MALLOC_HEAP] = {
         "hipDeviceSetLimit(hipLimitMallocHeapSize) sets the initial heap size", RELEASE(5, 6),
         "clr hipamd/src/hip_device_runtime.cpp hipDeviceSetLimit, rocclr Device::UpdateInitialHeapSize"},
+    /* 5.2-5.4 refuse null arrays even for numDependencies == 0 */
+    [STUB_RULE_GRAPH_REMOVE_DEPENDENCIES_CHECKED] = {
+        "hipGraphRemoveDependencies takes null arrays for numDependencies 0, refuses other graphs' nodes",
+        RELEASE(5, 5), "hipamd src/hip_graph.cpp hipGraphRemoveDependencies"},
+    [STUB_RULE_HOST_NODE_PARAMS_NULL_USER_DATA] = {
+        "hipGraphHostNodeSetParams takes a null userData (5.2-5.4: hipErrorInvalidValue)",
+        RELEASE(5, 5), "hipamd src/hip_graph.cpp hipGraphHostNodeSetParams"},
 };
 
 /* Info attributes ROCr added after 5.2, with the first release whose
