@@ -26,6 +26,14 @@ def _then_last(first, *rest):
     return lib.hipGetLastError()
 
 
+def _host_params(e, fn=True):
+    cb = ffi.callback("void(void *)", lambda _u: None)
+    p = ffi.new("hipHostNodeParams *")
+    p.fn = cb if fn else N
+    e.later(lambda: (cb, p))            # alive until the fact is done
+    return p
+
+
 def _device_buffer(e, size):
     p = malloc(size)
     e.later(lambda: lib.hipFree(p))
@@ -199,6 +207,51 @@ GRAPH = [
          lambda e: (lambda st: (lib.hipStreamIsCapturing(_capturing(e), st),
                                 "hipSuccess" if st[0] == lib.hipStreamCaptureStatusActive else "not active")[1])(
              _new("hipStreamCaptureStatus *")), "hipSuccess"),
+    Fact("graph/hipGraphAddEventRecordNode.cc:353",
+         lambda e: lib.hipGraphAddEventRecordNode(_new("hipGraphNode_t *"), e.graph(), N, 0, N),
+         "hipErrorInvalidValue"),
+    Fact("graph/hipGraphAddEventRecordNode.cc:365",
+         lambda e: lib.hipGraphAddEventRecordNode(_new("hipGraphNode_t *"), e.graph(), N, 0, e.dead_event()),
+         "hipErrorInvalidValue", note="a destroyed event (hip-tests: an uninitialised one)"),
+    Fact("graph/hipGraphAddEventWaitNode.cc:303",
+         lambda e: lib.hipGraphAddEventWaitNode(_new("hipGraphNode_t *"), e.graph(), N, 0, N),
+         "hipErrorInvalidValue"),
+    Fact("graph/hipGraphAddEventWaitNode.cc:309",
+         lambda e: lib.hipGraphAddEventWaitNode(_new("hipGraphNode_t *"), N, N, 0, e.event()),
+         "hipErrorInvalidValue"),
+    Fact("graph/hipGraphAddHostNode.cc:96",
+         lambda e: lib.hipGraphAddHostNode(N, e.graph(), N, 0, _host_params(e)), "hipErrorInvalidValue"),
+    Fact("graph/hipGraphAddHostNode.cc:101",
+         lambda e: lib.hipGraphAddHostNode(_new("hipGraphNode_t *"), N, N, 0, _host_params(e)),
+         "hipErrorInvalidValue"),
+    Fact("graph/hipGraphAddHostNode.cc:106",
+         lambda e: lib.hipGraphAddHostNode(_new("hipGraphNode_t *"), e.graph(), N, 11, _host_params(e)),
+         "hipErrorInvalidValue"),
+    Fact("graph/hipGraphAddHostNode.cc:119",
+         lambda e: lib.hipGraphAddHostNode(_new("hipGraphNode_t *"), e.graph(), N, 0, N), "hipErrorInvalidValue"),
+    Fact("graph/hipGraphAddHostNode.cc:125",
+         lambda e: lib.hipGraphAddHostNode(_new("hipGraphNode_t *"), e.graph(), N, 0, _host_params(e, fn=False)),
+         "hipErrorInvalidValue"),
+    Fact("graph/hipGraphNodeGetDependencies.cc:234",
+         lambda e: lib.hipGraphNodeGetDependencies(N, _new("hipGraphNode_t *"), _new("size_t *")),
+         "hipErrorInvalidValue"),
+    Fact("graph/hipGraphNodeGetDependencies.cc:239",
+         lambda e: lib.hipGraphNodeGetDependencies(e.empty_node(e.graph()), _new("hipGraphNode_t *"), N),
+         "hipErrorInvalidValue"),
+    Fact("graph/hipGraphNodeGetDependentNodes.cc:232",
+         lambda e: lib.hipGraphNodeGetDependentNodes(N, _new("hipGraphNode_t *"), _new("size_t *")),
+         "hipErrorInvalidValue"),
+    Fact("graph/hipGraphNodeGetDependentNodes.cc:237",
+         lambda e: lib.hipGraphNodeGetDependentNodes(e.empty_node(e.graph()), _new("hipGraphNode_t *"), N),
+         "hipErrorInvalidValue"),
+    Fact("graph/hipStreamGetCaptureInfo_v2.cc:235",
+         lambda e: lib.hipStreamGetCaptureInfo_v2(e.stream(), N, _new("unsigned long long *"),
+                                                  _new("hipGraph_t *"), _new("hipGraphNode_t **"),
+                                                  _new("size_t *")), "hipErrorInvalidValue"),
+    Fact("graph/hipStreamGetCaptureInfo_v2.cc:235(per-thread)",
+         lambda e: lib.hipStreamGetCaptureInfo_v2(PER_THREAD, N, _new("unsigned long long *"),
+                                                  _new("hipGraph_t *"), _new("hipGraphNode_t **"),
+                                                  _new("size_t *")), "hipErrorInvalidValue"),
     Fact("graph/hipStreamGetCaptureInfo.cc(null status)",
          lambda e: lib.hipStreamGetCaptureInfo(e.stream(), N, _new("unsigned long long *")),
          "hipErrorInvalidValue"),
