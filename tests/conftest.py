@@ -45,6 +45,11 @@ def spin(load, dev):
     yield from spin_fill(load, dev)
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "version_sensitive: the expectation differs between ROCm "
+                            "releases (tests/rocm_versions.py); CI runs these under ROCPY_STUB_ROCM=7.0 too")
+
+
 def pytest_collection_modifyitems(config, items):
     """Tests marked ``device`` need a real GPU backend; on the stub they skip, saying why."""
     import rocpy

@@ -1,4 +1,5 @@
-"""Control of the stub runtime from Python: kernel emulations, faults, counters.
+"""Control of the stub runtime from Python: kernel emulations, faults, counters,
+and the ROCm release it emulates (``rocm_version``, ``ROCPY_STUB_ROCM``).
 
 Only meaningful on the ``stub`` backend; every function raises
 ``RuntimeError`` on a real one.
@@ -7,6 +8,7 @@ from __future__ import annotations
 
 from .control import (Dispatch, clear_faults, device_count, inject, live_allocations,
                       register_kernel, unregister_kernel)
+from .version import Rule, built_version, rocm_version, rules
 
-__all__ = ["Dispatch", "clear_faults", "device_count", "inject", "live_allocations",
-           "register_kernel", "unregister_kernel"]
+__all__ = ["Dispatch", "Rule", "built_version", "clear_faults", "device_count", "inject",
+           "live_allocations", "register_kernel", "rocm_version", "rules", "unregister_kernel"]

@@ -19,6 +19,7 @@ void hip_device_init(void) {
         pthread_mutex_init(&d->lock, NULL);
         atomic_init(&d->flags, hipDeviceScheduleSpin);
         atomic_init(&d->active, false);
+        atomic_init(&d->stack_size, 1024);
         d->null_stream = hip_stream_new_null(i);
         if (!d->null_stream) stub_abort("hipInit", "out of memory");
     }
@@ -117,6 +118,7 @@ hipError_t hipGetDeviceCount(int *n) {
 
 hipError_t hipDeviceGet(hipDevice_t *device, int ordinal) {
     HIP_INIT_API();
+    if (!device && stub_rule(STUB_RULE_DEVICE_GET_NULL_IS_INVALID_VALUE)) HIP_RETURN(hipErrorInvalidValue);
     if (ordinal < 0 || ordinal >= count || !device) HIP_RETURN(hipErrorInvalidDevice);
     *device = ordinal;
     HIP_RETURN(hipSuccess);
@@ -207,17 +209,49 @@ hipError_t hipDeviceGetByPCIBusId(int *device, const char *pciBusId) {
     HIP_RETURN(hipErrorInvalidValue);
 }
 
+/* hipLimitStackSize and hipLimitRange are newer than the 5.2 headers: by value */
+#define STUB_LIMIT_STACK_SIZE 0u
+#define STUB_LIMIT_RANGE 3u
+/* rocclr Device::UpdateStackSize: COMPUTE_TMPRING_SIZE.WAVE_SIZE's range per lane */
+#define STUB_MAX_STACK_SIZE ((128u << 10) - 16u)
+
 hipError_t hipDeviceGetLimit(size_t *pValue, enum hipLimit_t limit) {
     HIP_INIT_API();
-    if (!pValue) HIP_RETURN(hipErrorInvalidValue);
+    bool stack = stub_rule(STUB_RULE_LIMITS_STACK_SIZE);
+    if (!pValue || (stack && (unsigned)limit >= STUB_LIMIT_RANGE)) HIP_RETURN(hipErrorInvalidValue);
+    hip_dev_t *dev = hip_current_dev();
+    if (stack && (unsigned)limit == STUB_LIMIT_STACK_SIZE) {
+        *pValue = atomic_load(&dev->stack_size);
+        HIP_RETURN(hipSuccess);
+    }
     if (limit != hipLimitMallocHeapSize) HIP_RETURN(hipErrorUnsupportedLimit);
-    *pValue = hip_current_dev()->info->global_mem_size;
+    *pValue = dev->info->global_mem_size;     /* totalGlobalMem, not the heap size set */
     HIP_RETURN(hipSuccess);
 }
 
+hipError_t hipDeviceSetLimit(enum hipLimit_t limit, size_t value) {
+    /* 5.2: HIP_RETURN(hipErrorNotSupported) and nothing else, no HIP_INIT_API */
+    if (!stub_rule(STUB_RULE_LIMITS_STACK_SIZE)) HIP_RETURN(hipErrorNotSupported);
+    HIP_INIT_API();
+    if ((unsigned)limit >= STUB_LIMIT_RANGE) HIP_RETURN(hipErrorInvalidValue);
+    hip_dev_t *dev = hip_current_dev();
+    if ((unsigned)limit == STUB_LIMIT_STACK_SIZE) {
+        if (value > STUB_MAX_STACK_SIZE) HIP_RETURN(hipErrorInvalidValue);
+        atomic_store(&dev->stack_size, value);
+        HIP_RETURN(hipSuccess);
+    }
+    if (limit == hipLimitMallocHeapSize && stub_rule(STUB_RULE_SET_LIMIT_MALLOC_HEAP)) {
+        /* rocclr Device::UpdateInitialHeapSize */
+        if (value >= dev->info->global_mem_size) HIP_RETURN(hipErrorInvalidValue);
+        HIP_RETURN(hipSuccess);
+    }
+    HIP_RETURN(hipErrorUnsupportedLimit);
+}
+
 /* Cache and LDS bank configurations are fixed, as in hipamd: the getters
- * give its value, the setters accept anything and change nothing. */
-#define FIXED_CONFIG(type, value, get, set)                                   \
+ * give its value, the setters change nothing; whether a setter refuses a
+ * value outside its enum depends on the release (`valid`). */
+#define FIXED_CONFIG(type, value, get, set, unsupported, valid)               \
     hipError_t get(type *config) {                                            \
         HIP_INIT_API();                                                       \
         if (!config) HIP_RETURN(hipErrorInvalidValue);                        \
@@ -225,13 +259,19 @@ hipError_t hipDeviceGetLimit(size_t *pValue, enum hipLimit_t limit) {
         HIP_RETURN(hipSuccess);                                               \
     }                                                                         \
     hipError_t set(type config) {                                             \
-        (void)config;                                                         \
         HIP_INIT_API();                                                       \
+        if (unsupported) HIP_RETURN(hipErrorNotSupported);                    \
+        if (!(valid)) HIP_RETURN(hipErrorInvalidValue);                       \
         HIP_RETURN(hipSuccess);                                               \
     }
-FIXED_CONFIG(hipFuncCache_t, hipFuncCachePreferNone, hipDeviceGetCacheConfig, hipDeviceSetCacheConfig)
+FIXED_CONFIG(hipFuncCache_t, hipFuncCachePreferNone, hipDeviceGetCacheConfig, hipDeviceSetCacheConfig,
+             stub_rule(STUB_RULE_CACHE_CONFIG_NOT_SUPPORTED),
+             !stub_rule(STUB_RULE_CACHE_CONFIG_CHECKED) ||
+                 (unsigned)config <= (unsigned)hipFuncCachePreferEqual)
 FIXED_CONFIG(hipSharedMemConfig, hipSharedMemBankSizeFourByte, hipDeviceGetSharedMemConfig,
-             hipDeviceSetSharedMemConfig)
+             hipDeviceSetSharedMemConfig, stub_rule(STUB_RULE_SHARED_MEM_CONFIG_NOT_SUPPORTED),
+             !stub_rule(STUB_RULE_SHARED_MEM_CONFIG_CHECKED) ||
+                 (unsigned)config <= (unsigned)hipSharedMemBankSizeEightByte)
 
 hipError_t hipGetDeviceFlags(unsigned int *flags) {
     HIP_INIT_API();
@@ -243,6 +283,12 @@ hipError_t hipGetDeviceFlags(unsigned int *flags) {
 hipError_t hipSetDeviceFlags(unsigned flags) {
     HIP_INIT_API();
     const unsigned supported = hipDeviceScheduleMask | hipDeviceMapHost | hipDeviceLmemResizeToMax;
+    const unsigned exclusive = flags & (hipDeviceScheduleSpin | hipDeviceScheduleYield |
+                                        hipDeviceScheduleBlockingSync);
+    if (stub_rule(STUB_RULE_SCHEDULE_FLAGS_EXCLUSIVE) && exclusive != hipDeviceScheduleAuto &&
+        exclusive != hipDeviceScheduleSpin && exclusive != hipDeviceScheduleYield &&
+        exclusive != hipDeviceScheduleBlockingSync)
+        HIP_RETURN(hipErrorInvalidValue);
     if (flags & ~supported) HIP_RETURN(hipErrorInvalidValue);
     atomic_store(&hip_current_dev()->flags, flags & hipDeviceScheduleMask);
     HIP_RETURN(hipSuccess);
@@ -275,14 +321,14 @@ hipError_t hipDeviceReset(void) {
 hipError_t hipDriverGetVersion(int *driverVersion) {
     hip_init_quiet();
     if (!driverVersion) HIP_RETURN(hipErrorInvalidValue);
-    *driverVersion = HIP_VERSION;
+    *driverVersion = stub_hip_version();
     HIP_RETURN(hipSuccess);
 }
 
 hipError_t hipRuntimeGetVersion(int *runtimeVersion) {
     hip_init_quiet();
     if (!runtimeVersion) HIP_RETURN(hipErrorInvalidValue);
-    *runtimeVersion = HIP_VERSION;
+    *runtimeVersion = stub_hip_version();
     HIP_RETURN(hipSuccess);
 }
 

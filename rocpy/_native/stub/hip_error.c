@@ -56,7 +56,9 @@ void hip_release_held(hip_tls_t *t) {
 
 hipError_t hip_set_error(hipError_t status) {
     hip_tls_t *t = hip_tls();
-    t->last_error = status;
+    if (!stub_rule(STUB_RULE_LAST_ERROR_KEEPS_ERRORS) ||
+        (status != hipSuccess && status != hipErrorNotReady))
+        t->last_error = status;
     if (t->nheld) hip_release_held(t);
     return status;
 }
@@ -75,14 +77,15 @@ hipError_t hip_init_api(void) {
 }
 
 hipError_t hipInit(unsigned int flags) {
-    (void)flags;
     HIP_INIT_API();
+    if (flags != 0 && stub_rule(STUB_RULE_INIT_FLAGS_MUST_BE_ZERO)) HIP_RETURN(hipErrorInvalidValue);
     HIP_RETURN(hipSuccess);
 }
 
-/* hipamd 5.2: hipGetLastError does not go through HIP_RETURN; it returns the
+/* hipamd: hipGetLastError does not go through HIP_RETURN; it returns the
  * error and resets it.  hipPeekAtLastError returns it through HIP_RETURN,
- * which leaves it unchanged. */
+ * which leaves it unchanged (what HIP_RETURN records is release-dependent:
+ * hip_set_error). */
 hipError_t hipGetLastError(void) {
     HIP_INIT_API();
     hip_tls_t *t = hip_tls();
@@ -136,9 +139,94 @@ static const char *error_name(hipError_t e) {
     }
 }
 
+/* ihipGetErrorString's text (hipamd/clr hip_error.cpp, the same from 5.3 to
+ * 6.3 but for hipErrorRuntimeMemory/RuntimeOther, which 5.3 lacks and 6.2 has);
+ * hipGetErrorString returns it where STUB_RULE_ERROR_STRING_DESCRIPTIVE holds. */
+#define TEXT(x, text) case x: return text;
+
+static const char *error_text(hipError_t e) {
+    switch (e) {
+    TEXT(hipSuccess, "no error")
+    TEXT(hipErrorInvalidValue, "invalid argument")
+    TEXT(hipErrorOutOfMemory, "out of memory")
+    TEXT(hipErrorNotInitialized, "initialization error")
+    TEXT(hipErrorDeinitialized, "driver shutting down")
+    TEXT(hipErrorProfilerDisabled, "profiler disabled while using external profiling tool")
+    TEXT(hipErrorProfilerNotInitialized, "profiler is not initialized")
+    TEXT(hipErrorProfilerAlreadyStarted, "profiler already started")
+    TEXT(hipErrorProfilerAlreadyStopped, "profiler already stopped")
+    TEXT(hipErrorInvalidConfiguration, "invalid configuration argument")
+    TEXT(hipErrorInvalidPitchValue, "invalid pitch argument")
+    TEXT(hipErrorInvalidSymbol, "invalid device symbol")
+    TEXT(hipErrorInvalidDevicePointer, "invalid device pointer")
+    TEXT(hipErrorInvalidMemcpyDirection, "invalid copy direction for memcpy")
+    TEXT(hipErrorInsufficientDriver, "driver version is insufficient for runtime version")
+    TEXT(hipErrorMissingConfiguration, "__global__ function call is not configured")
+    TEXT(hipErrorPriorLaunchFailure, "unspecified launch failure in prior launch")
+    TEXT(hipErrorInvalidDeviceFunction, "invalid device function")
+    TEXT(hipErrorNoDevice, "no ROCm-capable device is detected")
+    TEXT(hipErrorInvalidDevice, "invalid device ordinal")
+    TEXT(hipErrorInvalidImage, "device kernel image is invalid")
+    TEXT(hipErrorInvalidContext, "invalid device context")
+    TEXT(hipErrorContextAlreadyCurrent, "context is already current context")
+    TEXT(hipErrorMapFailed, "mapping of buffer object failed")
+    TEXT(hipErrorUnmapFailed, "unmapping of buffer object failed")
+    TEXT(hipErrorArrayIsMapped, "array is mapped")
+    TEXT(hipErrorAlreadyMapped, "resource already mapped")
+    TEXT(hipErrorNoBinaryForGpu, "no kernel image is available for execution on the device")
+    TEXT(hipErrorAlreadyAcquired, "resource already acquired")
+    TEXT(hipErrorNotMapped, "resource not mapped")
+    TEXT(hipErrorNotMappedAsArray, "resource not mapped as array")
+    TEXT(hipErrorNotMappedAsPointer, "resource not mapped as pointer")
+    TEXT(hipErrorECCNotCorrectable, "uncorrectable ECC error encountered")
+    TEXT(hipErrorUnsupportedLimit, "limit is not supported on this architecture")
+    TEXT(hipErrorContextAlreadyInUse, "exclusive-thread device already in use by a different thread")
+    TEXT(hipErrorPeerAccessUnsupported, "peer access is not supported between these two devices")
+    TEXT(hipErrorInvalidKernelFile, "invalid kernel file")
+    TEXT(hipErrorInvalidGraphicsContext, "invalid OpenGL or DirectX context")
+    TEXT(hipErrorInvalidSource, "device kernel image is invalid")
+    TEXT(hipErrorFileNotFound, "file not found")
+    TEXT(hipErrorSharedObjectSymbolNotFound, "shared object symbol not found")
+    TEXT(hipErrorSharedObjectInitFailed, "shared object initialization failed")
+    TEXT(hipErrorOperatingSystem, "OS call failed or operation not supported on this OS")
+    TEXT(hipErrorInvalidHandle, "invalid resource handle")
+    TEXT(hipErrorIllegalState, "the operation cannot be performed in the present state")
+    TEXT(hipErrorNotFound, "named symbol not found")
+    TEXT(hipErrorNotReady, "device not ready")
+    TEXT(hipErrorIllegalAddress, "an illegal memory access was encountered")
+    TEXT(hipErrorLaunchOutOfResources, "too many resources requested for launch")
+    TEXT(hipErrorLaunchTimeOut, "the launch timed out and was terminated")
+    TEXT(hipErrorPeerAccessAlreadyEnabled, "peer access is already enabled")
+    TEXT(hipErrorPeerAccessNotEnabled, "peer access has not been enabled")
+    TEXT(hipErrorSetOnActiveProcess, "cannot set while device is active in this process")
+    TEXT(hipErrorContextIsDestroyed, "context is destroyed")
+    TEXT(hipErrorAssert, "device-side assert triggered")
+    TEXT(hipErrorHostMemoryAlreadyRegistered, "part or all of the requested memory range is already mapped")
+    TEXT(hipErrorHostMemoryNotRegistered, "pointer does not correspond to a registered memory region")
+    TEXT(hipErrorLaunchFailure, "unspecified launch failure")
+    TEXT(hipErrorCooperativeLaunchTooLarge, "too many blocks in cooperative launch")
+    TEXT(hipErrorNotSupported, "operation not supported")
+    TEXT(hipErrorStreamCaptureUnsupported, "operation not permitted when stream is capturing")
+    TEXT(hipErrorStreamCaptureInvalidated, "operation failed due to a previous error during capture")
+    TEXT(hipErrorStreamCaptureMerge, "operation would result in a merge of separate capture sequences")
+    TEXT(hipErrorStreamCaptureUnmatched, "capture was not ended in the same stream as it began")
+    TEXT(hipErrorStreamCaptureUnjoined, "capturing stream has unjoined work")
+    TEXT(hipErrorStreamCaptureIsolation, "dependency created on uncaptured work in another stream")
+    TEXT(hipErrorStreamCaptureImplicit, "operation would make the legacy stream depend on a capturing blocking stream")
+    TEXT(hipErrorCapturedEvent, "operation not permitted on an event last recorded in a capturing stream")
+    TEXT(hipErrorStreamCaptureWrongThread, "attempt to terminate a thread-local capture sequence from another thread")
+    TEXT(hipErrorGraphExecUpdateFailure, "the graph update was not performed because it included changes which violated constraints specific to instantiated graph update")
+    TEXT(hipErrorRuntimeMemory, "runtime memory call returned error")
+    TEXT(hipErrorRuntimeOther, "runtime call other than memory returned error")
+    default: return "unknown error";
+    }
+}
+
 #undef NAME
 
 const char *hipGetErrorName(hipError_t hip_error) { return error_name(hip_error); }
 
 /* hipamd 5.2 returns the name here too (descriptions came with ROCm 5.3). */
-const char *hipGetErrorString(hipError_t hip_error) { return error_name(hip_error); }
+const char *hipGetErrorString(hipError_t hip_error) {
+    return stub_rule(STUB_RULE_ERROR_STRING_DESCRIPTIVE) ? error_text(hip_error) : error_name(hip_error);
+}

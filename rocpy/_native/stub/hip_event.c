@@ -184,8 +184,11 @@ hipError_t hipEventElapsedTime(float *ms, hipEvent_t start, hipEvent_t stop) {
     HIP_RETURN(elapsed(ms, a, b));
 }
 
-/* 5.2's order: a captured event joins the capture; then the handle, the
- * flags and the stream are checked and the wait is enqueued. */
+/* hipStreamWaitEvent_common: a captured event joins the capture; then the
+ * handle, the flags and the stream are checked and the wait is enqueued.  An
+ * unknown stream is hipErrorContextIsDestroyed after the flags (5.2-5.5),
+ * hipErrorInvalidValue with them (5.6), hipErrorInvalidHandle before them
+ * (5.7 on). */
 static hipError_t stream_wait_event(hipStream_t stream, hipEvent_t event, unsigned int flags) {
     struct ihipEvent_t *e;
     hipError_t status = hip_event_resolve(event, &e);
@@ -194,7 +197,10 @@ static hipError_t stream_wait_event(hipStream_t stream, hipEvent_t event, unsign
     status = hip_stream_resolve(stream, &s);
     hipError_t joined;
     if (status == hipSuccess && hip_capture_event_wait(e, s, &joined)) return joined;
+    bool unknown = status == hipErrorContextIsDestroyed;
+    if (unknown && stub_rule(STUB_RULE_WAIT_EVENT_BAD_STREAM_INVALID_HANDLE)) return hipErrorInvalidHandle;
     if (flags != 0) return hipErrorInvalidValue;
+    if (unknown && stub_rule(STUB_RULE_WAIT_EVENT_BAD_STREAM_INVALID_VALUE)) return hipErrorInvalidValue;
     bool capturing;
     status = hip_stream_begin_op(stream, &s, &capturing);
     if (status != hipSuccess) return status;

@@ -134,6 +134,7 @@ typedef struct hip_dev {
     _Atomic uint64_t peers;           /* bit i: peer access to device i enabled from this
                                          device (its kernels may touch i's memory) */
     atomic_bool active;               /* a queue was used (primary ctx "active") */
+    _Atomic uint64_t stack_size;      /* hipLimitStackSize (rocclr Device stack_size_, 1024) */
     hip_stream_t *null_stream;
 } hip_dev_t;
 

@@ -174,9 +174,10 @@ hipError_t hipHostUnregister(void *hostPtr) {
 
 /* The stub maps host memory at the same address on every device (SVM). */
 hipError_t hipHostGetDevicePointer(void **devicePointer, void *hostPointer, unsigned flags) {
-    (void)flags;
     HIP_INIT_API();
     if (!devicePointer) HIP_RETURN(hipErrorInvalidValue);
+    if (flags != 0 && stub_rule(STUB_RULE_HOST_DEVICE_POINTER_FLAGS_MUST_BE_ZERO))
+        HIP_RETURN(hipErrorInvalidValue);
     if (!stub_mem_find(hostPointer, NULL)) HIP_RETURN(hipErrorInvalidValue);
     *devicePointer = hostPointer;
     HIP_RETURN(hipSuccess);

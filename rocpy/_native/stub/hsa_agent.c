@@ -298,6 +298,7 @@ hsa_status_t hsa_agent_get_info(hsa_agent_t agent, hsa_agent_info_t attribute, v
     HSA_CHECK_PTR(value);
     stub_hsa_agent_t *a = stub_hsa_agent(agent);
     if (!a) return HSA_STATUS_ERROR_INVALID_AGENT;
+    if (!stub_hsa_attribute_known(STUB_HSA_AGENT_INFO, (int)attribute)) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
     return a->is_gpu ? gpu_info(a, (int)attribute, value) : cpu_info(a, (int)attribute, value);
 }
 

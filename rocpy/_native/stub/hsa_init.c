@@ -56,6 +56,7 @@ static void set_extension_bits(uint8_t bits[128]) {
 hsa_status_t hsa_system_get_info(hsa_system_info_t attribute, void *value) {
     HSA_CHECK_OPEN();
     HSA_CHECK_PTR(value);
+    if (!stub_hsa_attribute_known(STUB_HSA_SYSTEM_INFO, (int)attribute)) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
     switch ((int)attribute) {
     case HSA_SYSTEM_INFO_VERSION_MAJOR: *(uint16_t *)value = 1; break;
     case HSA_SYSTEM_INFO_VERSION_MINOR: *(uint16_t *)value = 1; break;
@@ -78,8 +79,9 @@ hsa_status_t hsa_system_get_info(hsa_system_info_t attribute, void *value) {
     case STUB_AMD_SYSTEM_INFO_MWAITX_ENABLED:
     case STUB_AMD_SYSTEM_INFO_DMABUF_SUPPORTED:
     case STUB_AMD_SYSTEM_INFO_VIRTUAL_MEM_API_SUPPORTED: *(bool *)value = false; break;
-    case STUB_AMD_SYSTEM_INFO_EXT_VERSION_MAJOR: *(uint16_t *)value = HSA_AMD_INTERFACE_VERSION_MAJOR; break;
-    case STUB_AMD_SYSTEM_INFO_EXT_VERSION_MINOR: *(uint16_t *)value = HSA_AMD_INTERFACE_VERSION_MINOR; break;
+    /* the emulated release's hsa_ext_amd.h interface version, not the headers' */
+    case STUB_AMD_SYSTEM_INFO_EXT_VERSION_MAJOR: *(uint16_t *)value = 1; break;
+    case STUB_AMD_SYSTEM_INFO_EXT_VERSION_MINOR: *(uint16_t *)value = (uint16_t)stub_hsa_interface_minor(); break;
     default: return HSA_STATUS_ERROR_INVALID_ARGUMENT;
     }
     return HSA_STATUS_SUCCESS;

@@ -117,6 +117,7 @@ hsa_status_t hsa_amd_memory_pool_get_info(hsa_amd_memory_pool_t memory_pool,
     HSA_CHECK_PTR(value);
     stub_hsa_pool_t *pool = stub_hsa_pool(memory_pool.handle);
     if (!pool) return (hsa_status_t)HSA_STATUS_ERROR_INVALID_MEMORY_POOL;
+    if (!stub_hsa_attribute_known(STUB_HSA_POOL_INFO, (int)attribute)) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
     switch ((int)attribute) {
     case HSA_AMD_MEMORY_POOL_INFO_SEGMENT:
     case HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS:

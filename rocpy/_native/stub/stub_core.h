@@ -14,6 +14,7 @@
 #include <pthread.h>
 
 #include "stub_control.h"
+#include "stub_version.h"
 
 #define STUB_MAX_DEVICES 16
 #define STUB_ARCH_LEN 64

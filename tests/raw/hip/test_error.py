@@ -17,13 +17,11 @@ def test_error_names_are_the_enum_names():
         assert name(getattr(lib, status)) == status
 
 
-# hipamd-specific: 5.2 returns the name from hipGetErrorString too, and
-# "hipErrorUnknown" for codes it does not know
+# hipamd-specific: "hipErrorUnknown" for a code it does not know (the text
+# hipGetErrorString gives changed at 5.3: test_versions.py)
 @hipamd
-def test_error_string_and_unknown_codes_as_hipamd_52():
-    assert ffi.string(lib.hipGetErrorString(lib.hipErrorInvalidValue)) == b"hipErrorInvalidValue"
+def test_unknown_codes_are_named_unknown():
     assert ffi.string(lib.hipGetErrorName(12345)) == b"hipErrorUnknown"
-    assert ffi.string(lib.hipGetErrorString(777)) == b"hipErrorUnknown"
 
 
 # platform-independent
@@ -36,14 +34,7 @@ def test_get_last_error_returns_and_resets():
     check(lib.hipPeekAtLastError())
 
 
-# hipamd-specific: HIP_RETURN stores every status, hipSuccess included, so a
-# successful call clears an earlier error (CUDA keeps it)
-@hipamd
-def test_a_successful_call_overwrites_the_last_error():
-    check(lib.hipSetDevice(-1), "hipErrorInvalidDevice")
-    count = ffi.new("int *")
-    check(lib.hipGetDeviceCount(count))
-    check(lib.hipGetLastError())
+# what a successful call does to the last error changed at 7.0: test_versions.py
 
 
 # platform-independent

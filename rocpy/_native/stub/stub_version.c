@@ -1,0 +1,209 @@
+/* The emulated ROCm release and the table of behaviour that changed between
+ * releases.  Each row was read in the upstream source at the tags around the
+ * change: ROCm/hipamd (5.2-5.5), ROCm/clr (5.6-6.3 and amd-staging),
+ * ROCm/ROCR-Runtime (5.2-6.2) and ROCm/rocm-systems release/rocm-rel-7.0
+ * (ROCr 7.0).  Where the issue that asked for a rule named another release,
+ * the code at the tags decided; the row's comment says so. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hip/hip_version.h>
+
+#include "stub_core.h"
+#include "stub_version.h"
+#include "hsa_internal.h"
+
+#define RELEASE(major, minor) ((major) * 100 + (minor))
+
+typedef struct rule_row {
+    const char *name;
+    int since;              /* first release with the new behaviour */
+    const char *upstream;   /* where it is, in that release */
+    int until;              /* first release without it again; 0: none yet */
+} rule_row_t;
+
+static const rule_row_t rules[STUB_RULE_COUNT] = {
+    /* 5.2: hipGetErrorString returned ihipGetErrorName (the enum's name) */
+    [STUB_RULE_ERROR_STRING_DESCRIPTIVE] = {
+        "hipGetErrorString gives the descriptive text (\"invalid argument\")", RELEASE(5, 3),
+        "hipamd src/hip_error.cpp hipGetErrorString -> ihipGetErrorString (the issue said 6.0)"},
+    /* 5.3 and 5.4 have the check too, but its last term tests
+     * (flags & hipDeviceScheduleAuto) != hipDeviceScheduleAuto with Auto == 0,
+     * which is never true: nothing was rejected until 5.5 fixed the term */
+    [STUB_RULE_SCHEDULE_FLAGS_EXCLUSIVE] = {
+        "hipSetDeviceFlags refuses more than one of Spin/Yield/BlockingSync", RELEASE(5, 5),
+        "hipamd src/hip_device_runtime.cpp hipSetDeviceFlags (dead check in 5.3/5.4; the issue said 5.3)"},
+    [STUB_RULE_INIT_FLAGS_MUST_BE_ZERO] = {
+        "hipInit(flags != 0) is hipErrorInvalidValue", RELEASE(5, 5),
+        "hipamd src/hip_context.cpp hipInit"},
+    [STUB_RULE_DEVICE_GET_NULL_IS_INVALID_VALUE] = {
+        "hipDeviceGet(nullptr, ...) is hipErrorInvalidValue, not hipErrorInvalidDevice", RELEASE(5, 5),
+        "hipamd src/hip_device.cpp ihipDeviceGet"},
+    [STUB_RULE_WAIT_EVENT_BAD_STREAM_INVALID_VALUE] = {
+        "hipStreamWaitEvent on an unknown stream is hipErrorInvalidValue (was ContextIsDestroyed)",
+        RELEASE(5, 6), "clr hipamd/src/hip_stream.cpp hipStreamWaitEvent_common"},
+    [STUB_RULE_WAIT_EVENT_BAD_STREAM_INVALID_HANDLE] = {
+        "hipStreamWaitEvent on an unknown stream is hipErrorInvalidHandle, checked before flags",
+        RELEASE(5, 7), "clr hipamd/src/hip_stream.cpp hipStreamWaitEvent_common"},
+    [STUB_RULE_SHARED_MEM_CONFIG_CHECKED] = {
+        "hipDeviceSetSharedMemConfig refuses a value that is no hipSharedMemConfig", RELEASE(5, 6),
+        "clr hipamd/src/hip_device_runtime.cpp hipDeviceSetSharedMemConfig (the issue said 6.0)"},
+    [STUB_RULE_HOST_DEVICE_POINTER_FLAGS_MUST_BE_ZERO] = {
+        "hipHostGetDevicePointer(flags != 0) is hipErrorInvalidValue", RELEASE(6, 1),
+        "clr hipamd/src/hip_memory.cpp hipHostGetDevicePointer"},
+    /* not in release/rocm-rel-6.3.0.1, present on amd-staging after the 6.3
+     * branch: the first release that has it is 6.4 */
+    [STUB_RULE_CACHE_CONFIG_CHECKED] = {
+        "hipDeviceSetCacheConfig refuses a value that is no hipFuncCache_t", RELEASE(6, 4),
+        "clr hipamd/src/hip_device_runtime.cpp hipDeviceSetCacheConfig (the issue said 6.3)"},
+    [STUB_RULE_LAST_ERROR_KEEPS_ERRORS] = {
+        "HIP_RETURN records only errors (not hipSuccess, not hipErrorNotReady) as the last error",
+        RELEASE(7, 0), "clr hipamd/src/hip_internal.hpp HIP_RETURN (HIP 7.0 changes: hipGetLastError)"},
+    /* 5.2 and 5.5 return hipSuccess, 5.3 and 5.4 hipErrorNotSupported */
+    [STUB_RULE_SHARED_MEM_CONFIG_NOT_SUPPORTED] = {
+        "hipDeviceSetSharedMemConfig is hipErrorNotSupported", RELEASE(5, 3),
+        "hipamd src/hip_device_runtime.cpp hipDeviceSetSharedMemConfig", RELEASE(5, 5)},
+    [STUB_RULE_CACHE_CONFIG_NOT_SUPPORTED] = {
+        "hipDeviceSetCacheConfig is hipErrorNotSupported", RELEASE(5, 3),
+        "hipamd src/hip_device_runtime.cpp hipDeviceSetCacheConfig (clr 5.6 returns hipSuccess)",
+        RELEASE(5, 6)},
+    /* 5.2: hipDeviceSetLimit is HIP_RETURN(hipErrorNotSupported), hipDeviceGetLimit
+     * knows hipLimitMallocHeapSize only */
+    [STUB_RULE_LIMITS_STACK_SIZE] = {
+        "hipDeviceGet/SetLimit: hipLimitStackSize, limit >= hipLimitRange is hipErrorInvalidValue",
+        RELEASE(5, 3), "hipamd src/hip_device_runtime.cpp hipDeviceGetLimit, hipDeviceSetLimit"},
+    [STUB_RULE_SET_LIMIT_MALLOC_HEAP] = {
+        "hipDeviceSetLimit(hipLimitMallocHeapSize) sets the initial heap size", RELEASE(5, 6),
+        "clr hipamd/src/hip_device_runtime.cpp hipDeviceSetLimit, rocclr Device::UpdateInitialHeapSize"},
+    /* 5.2-5.4 refuse null arrays even for numDependencies == 0 */
+    [STUB_RULE_GRAPH_REMOVE_DEPENDENCIES_CHECKED] = {
+        "hipGraphRemoveDependencies takes null arrays for numDependencies 0, refuses other graphs' nodes",
+        RELEASE(5, 5), "hipamd src/hip_graph.cpp hipGraphRemoveDependencies"},
+    [STUB_RULE_HOST_NODE_PARAMS_NULL_USER_DATA] = {
+        "hipGraphHostNodeSetParams takes a null userData (5.2-5.4: hipErrorInvalidValue)",
+        RELEASE(5, 5), "hipamd src/hip_graph.cpp hipGraphHostNodeSetParams"},
+};
+
+/* Info attributes ROCr added after 5.2, with the first release whose
+ * GetInfo switch (runtime.cpp GetSystemInfo, amd_gpu_agent.cpp
+ * GpuAgent::GetInfo, amd_memory_region.cpp MemoryRegion::GetPoolInfo)
+ * has a case for them. */
+typedef struct attribute_row {
+    stub_hsa_info_kind_t kind;
+    int attribute;
+    int since;
+} attribute_row_t;
+
+static const attribute_row_t attributes[] = {
+    {STUB_HSA_AGENT_INFO, STUB_AMD_AGENT_INFO_MEMORY_AVAIL, RELEASE(5, 3)},
+    {STUB_HSA_AGENT_INFO, STUB_AMD_AGENT_INFO_TIMESTAMP_FREQUENCY, RELEASE(5, 3)},
+    {STUB_HSA_AGENT_INFO, STUB_AMD_AGENT_INFO_ASIC_FAMILY_ID, RELEASE(5, 4)},
+    {STUB_HSA_AGENT_INFO, STUB_AMD_AGENT_INFO_UCODE_VERSION, RELEASE(5, 5)},
+    {STUB_HSA_AGENT_INFO, STUB_AMD_AGENT_INFO_SDMA_UCODE_VERSION, RELEASE(5, 5)},
+    {STUB_HSA_AGENT_INFO, STUB_AMD_AGENT_INFO_IOMMU_SUPPORT, RELEASE(5, 5)},
+    {STUB_HSA_AGENT_INFO, STUB_AMD_AGENT_INFO_NUM_SDMA_ENG, RELEASE(5, 6)},
+    {STUB_HSA_AGENT_INFO, STUB_AMD_AGENT_INFO_NUM_SDMA_XGMI_ENG, RELEASE(5, 6)},
+    {STUB_HSA_AGENT_INFO, STUB_AMD_AGENT_INFO_NUM_XCC, RELEASE(5, 7)},
+    {STUB_HSA_AGENT_INFO, STUB_AMD_AGENT_INFO_DRIVER_UID, RELEASE(5, 7)},
+    {STUB_HSA_AGENT_INFO, STUB_AMD_AGENT_INFO_NEAREST_CPU, RELEASE(6, 0)},
+    {STUB_HSA_AGENT_INFO, STUB_AMD_AGENT_INFO_MEMORY_PROPERTIES, RELEASE(6, 1)},
+    {STUB_HSA_POOL_INFO, STUB_AMD_MEMORY_POOL_INFO_LOCATION, RELEASE(5, 5)},
+    {STUB_HSA_POOL_INFO, STUB_AMD_MEMORY_POOL_INFO_ALLOC_REC_GRANULE, RELEASE(6, 0)},
+    {STUB_HSA_SYSTEM_INFO, STUB_AMD_SYSTEM_INFO_MWAITX_ENABLED, RELEASE(5, 6)},
+    {STUB_HSA_SYSTEM_INFO, STUB_AMD_SYSTEM_INFO_DMABUF_SUPPORTED, RELEASE(5, 6)},
+    {STUB_HSA_SYSTEM_INFO, STUB_AMD_SYSTEM_INFO_VIRTUAL_MEM_API_SUPPORTED, RELEASE(6, 0)},
+    {STUB_HSA_SYSTEM_INFO, STUB_AMD_SYSTEM_INFO_XNACK_ENABLED, RELEASE(6, 0)},
+    {STUB_HSA_SYSTEM_INFO, STUB_AMD_SYSTEM_INFO_EXT_VERSION_MAJOR, RELEASE(6, 1)},
+    {STUB_HSA_SYSTEM_INFO, STUB_AMD_SYSTEM_INFO_EXT_VERSION_MINOR, RELEASE(6, 1)},
+};
+
+/* HSA_AMD_INTERFACE_VERSION_MINOR in hsa_ext_amd.h at the tags (6.0 and
+ * earlier cannot be asked: the attribute arrived in 6.1) */
+static const struct { int since; unsigned minor; } interface_minor[] = {
+    {RELEASE(6, 1), 4}, {RELEASE(6, 2), 6}, {RELEASE(7, 0), 11},
+};
+
+#define BUILT RELEASE(HIP_VERSION_MAJOR, HIP_VERSION_MINOR)
+
+static int emulated = BUILT;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+/* ROCPY_STUB_ROCM: "<major>.<minor>" (a ".patch" tail is allowed and
+ * ignored), a release from 5.0 to 7.x; anything else is refused loudly, as a
+ * silent fallback would test the wrong release. */
+static void read_environment(void) {
+    const char *env = getenv("ROCPY_STUB_ROCM");
+    if (!env || !*env) return;
+    char *end;
+    long major = strtol(env, &end, 10);
+    long minor = -1;
+    if (end != env && *end == '.') {
+        const char *m = end + 1;
+        minor = strtol(m, &end, 10);
+        if (end == m) minor = -1;
+        if (*end == '.') {
+            const char *p = end + 1;
+            (void)strtol(p, &end, 10);
+            if (end == p) minor = -1;
+        }
+    }
+    if (minor < 0 || minor > 99 || *end != '\0' || major < 5 || major > 7) {
+        /* not stub_abort: no runtime reads this variable, so none aborts on it */
+        fprintf(stderr, "rocpy stub: ROCPY_STUB_ROCM='%s' is not a ROCm release the stub "
+                "emulates: expected <major>.<minor> from 5.0 to 7.x, e.g. 6.2\n", env);
+        abort();
+    }
+    emulated = (int)RELEASE(major, minor);
+}
+
+static int release(void) {
+    pthread_once(&once, read_environment);
+    return emulated;
+}
+
+bool stub_rule(stub_rule_t rule) {
+    if ((unsigned)rule >= STUB_RULE_COUNT) return false;
+    int r = release();
+    return r >= rules[rule].since && (rules[rule].until == 0 || r < rules[rule].until);
+}
+
+bool stub_hsa_attribute_known(stub_hsa_info_kind_t kind, int attribute) {
+    for (size_t i = 0; i < sizeof attributes / sizeof attributes[0]; i++)
+        if (attributes[i].kind == kind && attributes[i].attribute == attribute)
+            return release() >= attributes[i].since;
+    return true;
+}
+
+unsigned stub_hsa_interface_minor(void) {
+    unsigned minor = 0;
+    for (size_t i = 0; i < sizeof interface_minor / sizeof interface_minor[0]; i++)
+        if (release() >= interface_minor[i].since) minor = interface_minor[i].minor;
+    return minor;
+}
+
+int stub_hip_version(void) {
+    int r = release();
+    return r == BUILT ? HIP_VERSION : (r / 100) * 10000000 + (r % 100) * 100000;
+}
+
+int rocpy_stub_rocm_version(void) { return release(); }
+
+int rocpy_stub_rocm_built(void) { return BUILT; }
+
+int rocpy_stub_rule_count(void) { return STUB_RULE_COUNT; }
+
+int rocpy_stub_rule_info(int i, const char **name, int *since, int *until, const char **upstream) {
+    if (i < 0 || i >= STUB_RULE_COUNT) return 0;
+    if (name) *name = rules[i].name;
+    if (since) *since = rules[i].since;
+    if (until) *until = rules[i].until;
+    if (upstream) *upstream = rules[i].upstream;
+    return 1;
+}
+
+int rocpy_stub_rule_active(int i) {
+    if (i < 0 || i >= STUB_RULE_COUNT) return -1;
+    return stub_rule((stub_rule_t)i);
+}
