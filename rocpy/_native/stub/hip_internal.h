@@ -215,6 +215,13 @@ hipError_t hip_event_record_on(struct ihipEvent_t *e, hip_stream_t *s);
 /* Make s wait for e's last record (the graph's event wait node too). */
 void hip_event_wait_on(struct ihipEvent_t *e, hip_stream_t *s);
 
+/* ---- allocations (hip_memory.c, hip_mempool.c) ------------------------ */
+
+/* hipMalloc's allocation on a device (size 0: NULL and hipSuccess). */
+hipError_t hip_device_alloc(void **ptr, size_t size, int device, unsigned flags);
+/* hipFree of memory a pool handed out: the pool no longer counts it. */
+void hip_mempool_forget(void *ptr);
+
 /* ---- memory copies and fills (hip_memcpy.c, hip_memset.c) ------------- */
 
 /* A strided 3D region, as ROCclr's BufferRect describes one. */
@@ -232,6 +239,10 @@ hip_op_t *hip_fill_op(void *dst, uint32_t value, size_t elem, size_t width,
 hipError_t hip_memcpy_validate(void *dst, const void *src, size_t size);
 hipError_t hip_memcpy_on(hip_stream_t *s, void *dst, const void *src, size_t size,
                          hipMemcpyKind kind, bool async);
+/* hipMemcpy2D / hipMemcpy2DAsync on a stream handle (arrays: hip_array.c) */
+hipError_t hip_memcpy_2d(hipStream_t stream, void *dst, size_t dpitch, const void *src,
+                         size_t spitch, size_t width, size_t height, hipMemcpyKind kind,
+                         bool sync_api);
 /* Validate a hipMemcpy3DParms (pointers, not arrays) and build its op. */
 hipError_t hip_memcpy3d_op(const hipMemcpy3DParms *p, hip_op_t **out);
 hipError_t hip_memset_validate(void *dst, size_t elem, size_t width, size_t height,

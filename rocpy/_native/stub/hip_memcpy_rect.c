@@ -137,9 +137,9 @@ static hipError_t desc_from_2d(rect_desc_t *d, void *dst, size_t dpitch, const v
     return hipSuccess;
 }
 
-static hipError_t copy_2d(hipStream_t stream, void *dst, size_t dpitch, const void *src,
-                          size_t spitch, size_t width, size_t height, hipMemcpyKind kind,
-                          bool sync_api) {
+hipError_t hip_memcpy_2d(hipStream_t stream, void *dst, size_t dpitch, const void *src,
+                         size_t spitch, size_t width, size_t height, hipMemcpyKind kind,
+                         bool sync_api) {
     hip_stream_t *s;
     bool capturing;
     hipError_t status = hip_stream_begin_transfer(stream, sync_api, &s, &capturing);
@@ -164,19 +164,19 @@ static hipError_t copy_2d(hipStream_t stream, void *dst, size_t dpitch, const vo
 hipError_t hipMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                        size_t height, hipMemcpyKind kind) {
     HIP_INIT_API();
-    HIP_RETURN(copy_2d(NULL, dst, dpitch, src, spitch, width, height, kind, true));
+    HIP_RETURN(hip_memcpy_2d(NULL, dst, dpitch, src, spitch, width, height, kind, true));
 }
 
 hipError_t hipMemcpy2D_spt(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                            size_t height, hipMemcpyKind kind) {
     HIP_INIT_API();
-    HIP_RETURN(copy_2d(hipStreamPerThread, dst, dpitch, src, spitch, width, height, kind, true));
+    HIP_RETURN(hip_memcpy_2d(hipStreamPerThread, dst, dpitch, src, spitch, width, height, kind, true));
 }
 
 hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
                             size_t width, size_t height, hipMemcpyKind kind, hipStream_t stream) {
     HIP_INIT_API();
-    HIP_RETURN(copy_2d(stream, dst, dpitch, src, spitch, width, height, kind, false));
+    HIP_RETURN(hip_memcpy_2d(stream, dst, dpitch, src, spitch, width, height, kind, false));
 }
 
 static hipError_t copy_3d(hipStream_t stream, const hipMemcpy3DParms *p, bool sync_api) {
