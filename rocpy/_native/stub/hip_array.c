@@ -33,6 +33,16 @@ static stub_array_t *array_of(const void *handle) {
     return handle && hip_registry_contains(&arrays, handle) ? (stub_array_t *)handle : NULL;
 }
 
+bool hip_array_storage(const void *array, char **data, size_t *row, size_t *rows, size_t *elem) {
+    stub_array_t *a = array_of(array);
+    if (!a) return false;
+    *data = a->data;
+    *row = a->row;
+    *rows = a->height ? a->height : 1;
+    *elem = a->elem;
+    return true;
+}
+
 static size_t format_bytes(hipArray_Format f) {
     switch (f) {
     case HIP_AD_FORMAT_UNSIGNED_INT8: case HIP_AD_FORMAT_SIGNED_INT8: return 1;

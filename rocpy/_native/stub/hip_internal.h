@@ -207,9 +207,18 @@ struct ihipEvent_t {
     /* capture state: guarded by hip_capture_lock */
     struct hip_capture *capture;
     hip_ptrvec_t capture_nodes;       /* nodes before the record in the capture */
+    struct hip_ipc_event *ipc;        /* shared memory of an IPC event (hip_ipc.c) */
 };
 
 hipError_t hip_event_resolve(hipEvent_t handle, struct ihipEvent_t **out);
+/* hipEventCreateWithFlags without the API frame (flags checked). */
+hipError_t hip_event_create(hipEvent_t *event, unsigned flags);
+/* IPC events (hip_ipc.c): a record also goes through the shared ring; an
+ * event with a record pending there (any process's) is not complete. */
+hipError_t hip_ipc_event_record(struct ihipEvent_t *e, hip_stream_t *s);
+bool hip_ipc_event_pending(struct ihipEvent_t *e);
+void hip_ipc_event_wait(struct ihipEvent_t *e);
+void hip_ipc_event_close(struct hip_ipc_event *ipc);
 /* Enqueue a record of e on s (the graph's event record node too). */
 hipError_t hip_event_record_on(struct ihipEvent_t *e, hip_stream_t *s);
 /* Make s wait for e's last record (the graph's event wait node too). */
@@ -243,6 +252,10 @@ hipError_t hip_memcpy_on(hip_stream_t *s, void *dst, const void *src, size_t siz
 hipError_t hip_memcpy_2d(hipStream_t stream, void *dst, size_t dpitch, const void *src,
                          size_t spitch, size_t width, size_t height, hipMemcpyKind kind,
                          bool sync_api);
+/* hipMemcpy3D / hipMemcpy3DAsync on a stream handle */
+hipError_t hip_memcpy_3d(hipStream_t stream, const hipMemcpy3DParms *p, bool sync_api);
+/* An array's packed storage (hip_array.c): false if `array` is no array. */
+bool hip_array_storage(const void *array, char **data, size_t *row, size_t *rows, size_t *elem);
 /* Validate a hipMemcpy3DParms (pointers, not arrays) and build its op. */
 hipError_t hip_memcpy3d_op(const hipMemcpy3DParms *p, hip_op_t **out);
 hipError_t hip_memset_validate(void *dst, size_t elem, size_t width, size_t height,
