@@ -118,6 +118,8 @@ static hipError_t array_create(hipArray **out, const HIP_ARRAY3D_DESCRIPTOR *d) 
         free(a);
         return hipErrorOutOfMemory;
     }
+    /* tagged: neither hipFree nor hipDeviceReset take an array's storage */
+    stub_mem_set_tag(a->data, a);
     int bits = (int)(fb * 8);
     a->desc = (struct hipChannelFormatDesc){bits, d->NumChannels > 1 ? bits : 0,
                                             d->NumChannels > 2 ? bits : 0,

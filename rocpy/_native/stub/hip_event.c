@@ -160,6 +160,7 @@ hipError_t hipEventSynchronize(hipEvent_t event) {
     if (rec) hip_op_wait(rec);
     hip_op_unref(rec);
     hip_ipc_event_wait(e);
+    hip_mempool_release_freed(e->device);
     HIP_RETURN(hipSuccess);
 }
 

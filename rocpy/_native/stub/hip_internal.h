@@ -228,8 +228,15 @@ void hip_event_wait_on(struct ihipEvent_t *e, hip_stream_t *s);
 
 /* hipMalloc's allocation on a device (size 0: NULL and hipSuccess). */
 hipError_t hip_device_alloc(void **ptr, size_t size, int device, unsigned flags);
-/* hipFree of memory a pool handed out: the pool no longer counts it. */
-void hip_mempool_forget(void *ptr);
+/* hipFree of memory a pool handed out: the pool no longer counts it; false
+ * when the memory is in a pool's free heap already (freed twice). */
+bool hip_mempool_forget(void *ptr);
+/* hipDeviceReset: the device's pools forget their blocks (the reset frees
+ * the memory). */
+void hip_mempool_device_reset(int device);
+/* A stream, event or device synchronisation: the device's pools give back
+ * freed memory down to their release thresholds (hip_mempool.c). */
+void hip_mempool_release_freed(int device);
 
 /* ---- memory copies and fills (hip_memcpy.c, hip_memset.c) ------------- */
 

@@ -70,8 +70,8 @@ static hipError_t free_memory(void *ptr) {
     const unsigned kinds = STUB_MEM_DEVICE | STUB_MEM_HOST | STUB_MEM_MANAGED;
     if (!stub_mem_find(ptr, &a) || a.base != (uintptr_t)ptr || !(a.kind & kinds) || a.tag)
         return hipErrorInvalidValue;
+    if (a.kind == STUB_MEM_DEVICE && !hip_mempool_forget(ptr)) return hipErrorInvalidValue;
     hip_device_sync(a.kind == STUB_MEM_DEVICE ? a.device : -1);
-    hip_mempool_forget(ptr);
     return stub_mem_release(ptr, kinds, NULL) ? hipSuccess : hipErrorInvalidValue;
 }
 
