@@ -123,6 +123,7 @@ hipError_t hipMemAdvise(const void *dev_ptr, size_t count_, hipMemoryAdvise advi
 static hipError_t get_attribute(const hints_t *h, hipMemRangeAttribute attr, void *data,
                                 size_t size) {
     if (!data || size < 4 || size % 4) return hipErrorInvalidValue;
+    if (attr != hipMemRangeAttributeAccessedBy && size != 4) return hipErrorInvalidValue;
     int32_t *out = data;
     switch (attr) {
     case hipMemRangeAttributeReadMostly: *out = h->read_mostly; return hipSuccess;
