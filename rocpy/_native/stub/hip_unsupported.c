@@ -2,10 +2,11 @@
  * hipErrorNotSupported, hipamd's status for a feature the device lacks
  * (hip_texture.cpp: "Texture not supported on the device" when
  * !info.imageSupport_), after HIP_INIT_API, so the status is also the
- * thread's last error.  The table `hip_unsupported_table` names each one with
+ * thread's last error.  The table `table` names each one with
  * the reason; Python reads it as rocpy.hip.stub_unsupported, and
- * ARCHITECTURE.md shows the groups.  Other refusals of the stub with a
- * reason live in the same table (hiprtc's compiler: hip_rtc.c). */
+ * ARCHITECTURE.md shows the groups.  Functions the stub implements but for
+ * one case name that case in `partial` (hiprtc's compiler, IPC memory of
+ * another process). */
 #include "hip_internal.h"
 #include "hip_unsupported.h"
 
@@ -18,6 +19,7 @@ static const char *const reasons[] = {
     [ROCPY_UNSUPPORTED_POOLSHARE] = "sharing memory pools between processes: hipamd 5.2's hip_mempool.cpp returns hipSuccess without exporting or importing anything; the stub refuses instead of handing back an unusable handle",
     [ROCPY_UNSUPPORTED_TRACE] = "roctracer's API and activity callbacks: the stub has no tracing layer that would call them",
     [ROCPY_UNSUPPORTED_RTC] = "hiprtc compilation: the stub carries no compiler (hiprtcCompileProgram returns HIPRTC_ERROR_COMPILATION with a log saying so; rocpy.hip.Program uses the installed hipcc on the stub)",
+    [ROCPY_UNSUPPORTED_IPC_PROCESS] = "IPC memory of another process: the stub's device memory is private to its process, so a handle made elsewhere returns hipErrorNotSupported (handles of this process open; IPC events work across processes)",
 };
 
 static const struct {
@@ -107,7 +109,15 @@ static const struct {
     {"hipMemPoolImportFromShareableHandle", ROCPY_UNSUPPORTED_POOLSHARE},
     {"hipMemPoolExportPointer", ROCPY_UNSUPPORTED_POOLSHARE},
     {"hipMemPoolImportPointer", ROCPY_UNSUPPORTED_POOLSHARE},
+};
+
+/* functions the stub implements but for one case (hip_rtc.c, hip_ipc.c) */
+static const struct {
+    const char *name;
+    int group;
+} partial[] = {
     {"hiprtcCompileProgram", ROCPY_UNSUPPORTED_RTC},
+    {"hipIpcOpenMemHandle", ROCPY_UNSUPPORTED_IPC_PROCESS},
 };
 
 #define UNSUPPORTED(group)                      \
@@ -117,12 +127,18 @@ static const struct {
         HIP_RETURN(hipErrorNotSupported);       \
     } while (0)
 
-size_t rocpy_stub_unsupported_count(void) { return sizeof table / sizeof table[0]; }
+#define COUNT(t) (sizeof t / sizeof t[0])
 
-const char *rocpy_stub_unsupported_entry(size_t i, const char **reason) {
-    if (i >= sizeof table / sizeof table[0]) return NULL;
-    if (reason) *reason = reasons[table[i].group];
-    return table[i].name;
+size_t rocpy_stub_unsupported_count(void) { return COUNT(table) + COUNT(partial); }
+
+const char *rocpy_stub_unsupported_entry(size_t i, const char **reason, int *whole) {
+    if (i >= COUNT(table) + COUNT(partial)) return NULL;
+    bool all = i < COUNT(table);
+    const char *name = all ? table[i].name : partial[i - COUNT(table)].name;
+    int group = all ? table[i].group : partial[i - COUNT(table)].group;
+    if (reason) *reason = reasons[group];
+    if (whole) *whole = all;
+    return name;
 }
 
 hipError_t hipImportExternalSemaphore(hipExternalSemaphore_t *extSem_out, const hipExternalSemaphoreHandleDesc *semHandleDesc) {
