@@ -8,6 +8,7 @@
 
 struct hipGraphExec {
     uint32_t magic;
+    const struct ihipGraph *graph;    /* made from (never dereferenced) */
     size_t n;
     struct hipGraphNode *nodes;       /* parameter copies, topological order */
 };
@@ -60,11 +61,13 @@ static hipError_t instantiate(hipGraphExec_t *pExec, hipGraph_t graph) {
     if (status == hipSuccess && !topo_order(graph, order)) status = hipErrorInvalidValue;
     for (size_t i = 0; status == hipSuccess && i < n; i++) {
         status = hip_node_copy_params(order[i], &x->nodes[i]);
+        x->nodes[i].index = order[i]->index;
         if (status == hipSuccess) x->n++;
     }
     pthread_mutex_unlock(&graph->lock);
     free(order);
     x->magic = HIP_MAGIC_EXEC;
+    x->graph = graph;
     if (status == hipSuccess && !hip_registry_add(&execs, x)) status = hipErrorOutOfMemory;
     if (status != hipSuccess) {
         exec_free(x);
@@ -72,6 +75,15 @@ static hipError_t instantiate(hipGraphExec_t *pExec, hipGraph_t graph) {
     }
     *pExec = x;
     return hipSuccess;
+}
+
+bool hip_exec_valid(hipGraphExec_t exec) { return hip_registry_contains(&execs, exec); }
+
+struct hipGraphNode *hip_exec_node(hipGraphExec_t x, hipGraphNode_t node) {
+    if (!hip_exec_valid(x) || !hip_node_valid(node) || node->graph != x->graph) return NULL;
+    for (size_t i = 0; i < x->n; i++)
+        if (x->nodes[i].index == node->index) return &x->nodes[i];
+    return NULL;
 }
 
 hipError_t hipGraphInstantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph,

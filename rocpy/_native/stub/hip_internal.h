@@ -268,6 +268,10 @@ hipError_t hip_memcpy3d_op(const hipMemcpy3DParms *p, hip_op_t **out);
 hipError_t hip_memset_validate(void *dst, size_t elem, size_t width, size_t height,
                                size_t pitch);
 
+/* A registered symbol's device address at offset, checked to hold size
+ * bytes (hip_symbol.c): hipErrorInvalidSymbol, hipErrorInvalidValue. */
+hipError_t hip_symbol_resolve(const void *symbol, size_t size, size_t offset, char **at);
+
 /* ---- capture (hip_capture.c) ------------------------------------------ */
 
 /* Resolve the stream of an asynchronous API and apply the capture rules:

@@ -71,7 +71,7 @@ static hipError_t lookup(const void *symbol, void **dev, size_t *size) {
 }
 
 /* ihipMemcpySymbol_validate: the symbol, then offset + size within it */
-static hipError_t resolve(const void *symbol, size_t size, size_t offset, char **at) {
+hipError_t hip_symbol_resolve(const void *symbol, size_t size, size_t offset, char **at) {
     void *dev;
     size_t sym_size;
     HIP_RETURN_ONFAIL(lookup(symbol, &dev, &sym_size));
@@ -87,13 +87,13 @@ static hipError_t symbol_copy(hipStream_t stream, bool to_symbol, const void *sy
     char *at = NULL;
     if (sync_api) {
         HIP_RETURN_ONFAIL(hip_capture_check_sync());
-        HIP_RETURN_ONFAIL(resolve(symbol, size, offset, &at));
+        HIP_RETURN_ONFAIL(hip_symbol_resolve(symbol, size, offset, &at));
         HIP_RETURN_ONFAIL(hip_stream_resolve(stream, &s));
         return to_symbol ? hip_memcpy_on(s, at, host, size, kind, false)
                          : hip_memcpy_on(s, host, at, size, kind, false);
     }
     HIP_RETURN_ONFAIL(hip_stream_begin_op(stream, &s, &capturing));
-    HIP_RETURN_ONFAIL(resolve(symbol, size, offset, &at));
+    HIP_RETURN_ONFAIL(hip_symbol_resolve(symbol, size, offset, &at));
     if (capturing) {
         hip_memcpy1d_params_t p = {to_symbol ? at : host, to_symbol ? host : at, size, kind};
         return hip_capture_node(s, hip_make_memcpy1d_node, &p);
