@@ -30,11 +30,14 @@ hipError_t hip_graph_new(hipGraph_t *out) {
 
 void hip_node_release_params(struct hipGraphNode *n) {
     if (n->type == hipGraphNodeTypeKernel) hip_launch_release(&n->p.kernel);
+    if (n->type == hipGraphNodeTypeGraph) hip_graph_free(n->p.child);
 }
 
+/* kernels deep (their packed arguments), child graphs as clones */
 hipError_t hip_node_copy_params(const struct hipGraphNode *src, struct hipGraphNode *dst) {
     dst->type = src->type;
     if (src->type == hipGraphNodeTypeKernel) return hip_launch_copy(&src->p.kernel, &dst->p.kernel);
+    if (src->type == hipGraphNodeTypeGraph) return hip_graph_clone(src->p.child, &dst->p.child);
     dst->p = src->p;
     return hipSuccess;
 }

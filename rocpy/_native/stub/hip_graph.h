@@ -20,6 +20,7 @@ struct hipGraphNode {
         hipMemsetParams memset;
         hipHostNodeParams host;
         hipEvent_t event;
+        hipGraph_t child;             /* the node's own clone of the child graph */
     } p;
 };
 
@@ -46,5 +47,10 @@ hipError_t hip_memset_node_check(const hipMemsetParams *p);
  * node's graph or the node was added after). */
 struct hipGraphNode *hip_exec_node(hipGraphExec_t exec, hipGraphNode_t node);
 bool hip_exec_valid(hipGraphExec_t exec);
+/* A copy of g: its nodes (with their creation indices), parameters and edges. */
+hipError_t hip_graph_clone(hipGraph_t g, hipGraph_t *out);
+/* g's nodes in a topological order (creation order among ready nodes);
+ * false on a cycle.  order holds g->nodes.n entries; g locked by the caller. */
+bool hip_graph_order(struct ihipGraph *g, struct hipGraphNode **order);
 
 #endif

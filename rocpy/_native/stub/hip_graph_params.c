@@ -6,8 +6,10 @@
  * A node's parameters are validated as when it was added; a node of the
  * wrong type is hipErrorInvalidValue.  Setting a node of a graph changes the
  * graph (later instantiations), setting it in an executable graph changes
- * that copy only (hipamd's exec node clones).  Child graphs and
- * hipGraphExecUpdate are not implemented yet. */
+ * that copy only (hipamd's exec node clones).  A child graph node holds a
+ * clone of its graph (deep: clones of clones for nested ones).
+ * hipGraphExecUpdate and hipGraphExecChildGraphNodeSetParams (which hipamd
+ * builds on it) are not implemented yet. */
 #include <string.h>
 
 #include "hip_graph.h"
@@ -335,17 +337,15 @@ hipError_t hipGraphRemoveDependencies(hipGraph_t graph, const hipGraphNode_t *fr
 
 /* The clone's nodes keep their originals' creation index, which is how
  * hipGraphNodeFindInClone finds them. */
-hipError_t hipGraphClone(hipGraph_t *pGraphClone, hipGraph_t originalGraph) {
-    HIP_INIT_API();
-    if (!pGraphClone || !originalGraph || !hip_graph_valid(originalGraph))
-        HIP_RETURN(hipErrorInvalidValue);
+hipError_t hip_graph_clone(hipGraph_t originalGraph, hipGraph_t *out) {
     hipGraph_t g;
-    HIP_RETURN_ONFAIL(hip_graph_new(&g));
+    hipError_t status = hip_graph_new(&g);
+    if (status != hipSuccess) return status;
     g->cloned_from = originalGraph;
     pthread_mutex_lock(&originalGraph->lock);
     size_t n = originalGraph->nodes.n;
     hipGraphNode_t *made = calloc(n ? n : 1, sizeof *made);
-    hipError_t status = made ? hipSuccess : hipErrorOutOfMemory;
+    status = made ? hipSuccess : hipErrorOutOfMemory;
     for (size_t i = 0; status == hipSuccess && i < n; i++) {
         struct hipGraphNode *src = originalGraph->nodes.v[i];
         status = hip_make_empty_node(g, NULL, 0, NULL, &made[i]);
@@ -371,9 +371,51 @@ hipError_t hipGraphClone(hipGraph_t *pGraphClone, hipGraph_t originalGraph) {
     free(made);
     if (status != hipSuccess) {
         hip_graph_free(g);
+        return status;
+    }
+    *out = g;
+    return hipSuccess;
+}
+
+/* The clone's nodes keep their originals' creation index, which is how
+ * hipGraphNodeFindInClone finds them. */
+hipError_t hipGraphClone(hipGraph_t *pGraphClone, hipGraph_t originalGraph) {
+    HIP_INIT_API();
+    if (!pGraphClone || !originalGraph || !hip_graph_valid(originalGraph))
+        HIP_RETURN(hipErrorInvalidValue);
+    HIP_RETURN(hip_graph_clone(originalGraph, pGraphClone));
+}
+
+/* ---- child graphs ----------------------------------------------------- */
+
+/* the node holds its own clone of childGraph (hipChildGraphNode); a graph
+ * that contains itself is refused (a cycle the launch could not end) */
+hipError_t hipGraphAddChildGraphNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
+                                     const hipGraphNode_t *pDependencies, size_t numDependencies,
+                                     hipGraph_t childGraph) {
+    HIP_INIT_API();
+    if (!pGraphNode || !graph || (numDependencies > 0 && !pDependencies) || !childGraph ||
+        !hip_graph_valid(childGraph) || childGraph == graph)
+        HIP_RETURN(hipErrorInvalidValue);
+    hipGraphNode_t n;
+    HIP_RETURN_ONFAIL(hip_make_empty_node(graph, pDependencies, numDependencies, NULL, &n));
+    hipGraph_t clone;
+    hipError_t status = hip_graph_clone(childGraph, &clone);
+    if (status != hipSuccess) {
+        hipGraphDestroyNode(n);
         HIP_RETURN(status);
     }
-    *pGraphClone = g;
+    n->type = hipGraphNodeTypeGraph;
+    n->p.child = clone;
+    *pGraphNode = n;
+    HIP_RETURN(hipSuccess);
+}
+
+hipError_t hipGraphChildGraphNodeGetGraph(hipGraphNode_t node, hipGraph_t *pGraph) {
+    HIP_INIT_API();
+    struct hipGraphNode *n = typed(node, hipGraphNodeTypeGraph);
+    if (!n || !pGraph) HIP_RETURN(hipErrorInvalidValue);
+    *pGraph = n->p.child;
     HIP_RETURN(hipSuccess);
 }
 

@@ -354,3 +354,52 @@ def test_symbol_memcpy_nodes():
     ok(lib.hipStreamDestroy(s))
     lib.rocpy_stub_unregister_symbol(key)
     ok(lib.hipFree(d))
+
+
+# hipGraphAddChildGraphNode.cc:65-:83, hipGraphChildGraphNodeGetGraph.cc:142-:158:
+# a child graph node runs its graph (a clone taken when added) between its
+# dependencies and dependents
+def test_child_graph_nodes():
+    d = malloc(32)
+    child = graph()
+    memset_node(child, d, 5, 32)
+    g = graph()
+    first = memset_node(g, d, 1, 32)
+    node = ffi.new("hipGraphNode_t *")
+    deps = ffi.new("hipGraphNode_t[1]", [first])
+    check(lib.hipGraphAddChildGraphNode(ffi.NULL, g, ffi.NULL, 0, child), "hipErrorInvalidValue")  # :65
+    check(lib.hipGraphAddChildGraphNode(node, ffi.NULL, ffi.NULL, 0, child),
+          "hipErrorInvalidValue")                                                                  # :71
+    check(lib.hipGraphAddChildGraphNode(node, g, ffi.NULL, 0, ffi.NULL), "hipErrorInvalidValue")   # :77
+    check(lib.hipGraphAddChildGraphNode(node, g, ffi.NULL, 10, child), "hipErrorInvalidValue")     # :83
+    ok(lib.hipGraphAddChildGraphNode(node, g, deps, 1, child))
+    ok(lib.hipGraphDestroy(child))             # the node keeps its own clone
+    inner = ffi.new("hipGraph_t *")
+    ok(lib.hipGraphChildGraphNodeGetGraph(node[0], inner))
+    count = ffi.new("size_t *")
+    ok(lib.hipGraphGetNodes(inner[0], ffi.NULL, count))
+    assert count[0] == 1
+    check(lib.hipGraphChildGraphNodeGetGraph(ffi.NULL, inner), "hipErrorInvalidValue")    # :142
+    check(lib.hipGraphChildGraphNodeGetGraph(node[0], ffi.NULL), "hipErrorInvalidValue")  # :147
+    check(lib.hipGraphChildGraphNodeGetGraph(first, inner), "hipErrorInvalidValue")       # :152
+    t = ffi.new("hipGraphNodeType *")
+    ok(lib.hipGraphNodeGetType(node[0], t))
+    assert t[0] == lib.hipGraphNodeTypeGraph
+    s = stream()
+    x = launch(g, s)
+    ok(lib.hipGraphLaunch(x, s))
+    ok(lib.hipStreamSynchronize(s))
+    out = np.zeros(32, dtype=np.uint8)
+    ok(lib.hipMemcpy(ffi.from_buffer(out), d, 32, lib.hipMemcpyDeviceToHost))
+    assert (out == 5).all()                    # after the parent's first node
+    clone = ffi.new("hipGraph_t *")
+    ok(lib.hipGraphClone(clone, g))            # nested clones
+    y = launch(clone[0], s)
+    ok(lib.hipGraphLaunch(y, s))
+    ok(lib.hipStreamSynchronize(s))
+    for e in (x, y):
+        ok(lib.hipGraphExecDestroy(e))
+    ok(lib.hipGraphDestroy(clone[0]))
+    ok(lib.hipGraphDestroy(g))
+    ok(lib.hipStreamDestroy(s))
+    ok(lib.hipFree(d))
