@@ -18,8 +18,10 @@ failure raises a `rocpy.HipError` subclass; nothing returns a status.
 function, type and constant of ``hip_runtime_api.h`` and ``hiprtc.h`` is
 there.  ``rocpy.hip.missing`` lists the functions the header declares but
 the loaded library does not export; calling one returns
-``hipErrorNotSupported``.  Importing this package loads no backend; the
-first use does.
+``hipErrorNotSupported``.  ``rocpy.hip.stub_unsupported`` maps each HIP
+function the stub runtime cannot model (textures, OpenGL, ...) to the reason;
+those return hipamd's status for an unsupported feature there (empty on real
+backends).  Importing this package loads no backend; the first use does.
 """
 from __future__ import annotations
 
@@ -50,4 +52,20 @@ def __getattr__(name: str) -> Any:
         globals()["lib"], globals()["ffi"] = backend.lib, backend.ffi
         globals()["missing"] = backend.missing
         return globals()[name]
+    if name == "stub_unsupported":
+        globals()[name] = _stub_unsupported(_backend.current())
+        return globals()[name]
     raise AttributeError(f"module 'rocpy.hip' has no attribute {name!r}")
+
+
+def _stub_unsupported(backend: Any) -> dict[str, str]:
+    """The stub's table of what it cannot model (``hip_unsupported.c``)."""
+    lib, ffi = backend.lib, backend.ffi
+    if not hasattr(lib, "rocpy_stub_unsupported_count"):
+        return {}
+    out = {}
+    reason = ffi.new("char **")
+    for i in range(lib.rocpy_stub_unsupported_count()):
+        name = lib.rocpy_stub_unsupported_entry(i, reason, ffi.NULL)
+        out[ffi.string(name).decode()] = ffi.string(reason[0]).decode()
+    return out

@@ -298,6 +298,7 @@ hipError_t hipDeviceSynchronize(void) {
     HIP_INIT_API();
     HIP_RETURN_ONFAIL(hip_capture_check_device_sync());
     hip_device_sync(hip_current_dev()->id);
+    hip_mempool_release_freed(hip_current_dev()->id);
     HIP_RETURN(hipSuccess);
 }
 
@@ -313,6 +314,7 @@ hipError_t hipDeviceReset(void) {
     hip_dev_t *dev = hip_current_dev();
     hip_stream_destroy_device(dev->id);
     hip_device_sync(dev->id);
+    hip_mempool_device_reset(dev->id);
     stub_mem_release_where(device_memory_of, &dev->id);
     atomic_store(&dev->flags, hipDeviceScheduleSpin);
     HIP_RETURN(hipSuccess);

@@ -84,6 +84,11 @@ hipError_t hipDeviceGetAttribute(int *pi, hipDeviceAttribute_t attr, int device)
         *pi = p.pageableMemoryAccessUsesHostPageTables;
         break;
     case hipDeviceAttributeCanUseStreamWaitValue: *pi = 0; break;
+    /* the stub stores arrays as linear memory (hip_array.c) and refuses
+     * textures (hip_unsupported.c); ROCclr reports images on gfx9-gfx11 */
+    case hipDeviceAttributeImageSupport: *pi = 1; break;
+    case hipDeviceAttributePhysicalMultiProcessorCount: *pi = p.multiProcessorCount; break;
+    case hipDeviceAttributeFineGrainSupport: *pi = 1; break;
     case hipDeviceAttributeMemoryPoolsSupported: *pi = 1; break;
     default: HIP_RETURN(hipErrorInvalidValue);
     }

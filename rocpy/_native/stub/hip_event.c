@@ -10,6 +10,7 @@ static hip_registry_t events = HIP_REGISTRY_INIT;
 
 static void event_free(struct ihipEvent_t *e) {
     hip_capture_event_gone(e);
+    if (e->ipc) hip_ipc_event_close(e->ipc);
     hip_op_unref(e->rec);   /* a pending record still completes */
     hip_ptrvec_free(&e->capture_nodes);
     pthread_mutex_destroy(&e->lock);
@@ -40,7 +41,7 @@ hipError_t hip_event_resolve(hipEvent_t handle, struct ihipEvent_t **out) {
 
 /* hipEventInterprocess only together with hipEventDisableTiming (ROCm/clr;
  * 5.2 accepted it alone), at most one release flag. */
-static hipError_t event_create(hipEvent_t *event, unsigned flags) {
+hipError_t hip_event_create(hipEvent_t *event, unsigned flags) {
     const unsigned release = hipEventReleaseToDevice | hipEventReleaseToSystem;
     const unsigned supported = hipEventDefault | hipEventBlockingSync | hipEventDisableTiming |
                                hipEventInterprocess | release;
@@ -65,13 +66,13 @@ static hipError_t event_create(hipEvent_t *event, unsigned flags) {
 hipError_t hipEventCreateWithFlags(hipEvent_t *event, unsigned flags) {
     HIP_INIT_API();
     if (!event) HIP_RETURN(hipErrorInvalidValue);
-    HIP_RETURN(event_create(event, flags));
+    HIP_RETURN(hip_event_create(event, flags));
 }
 
 hipError_t hipEventCreate(hipEvent_t *event) {
     HIP_INIT_API();
     if (!event) HIP_RETURN(hipErrorInvalidValue);
-    HIP_RETURN(event_create(event, hipEventDefault));
+    HIP_RETURN(hip_event_create(event, hipEventDefault));
 }
 
 hipError_t hipEventDestroy(hipEvent_t event) {
@@ -127,6 +128,7 @@ hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream) {
     HIP_RETURN_ONFAIL(hip_event_resolve(event, &e));
     if (capturing) HIP_RETURN(hip_capture_event_record(e, s));
     if (e->device != s->device) HIP_RETURN(hipErrorInvalidHandle);
+    if (e->flags & hipEventInterprocess) HIP_RETURN(hip_ipc_event_record(e, s));
     HIP_RETURN(hip_event_record_on(e, s));
 }
 
@@ -137,6 +139,7 @@ hipError_t hipEventQuery(hipEvent_t event) {
     HIP_RETURN_ONFAIL(hip_capture_event_check(e));
     hip_op_t *rec = last_record(e, NULL, NULL);
     hipError_t status = !rec || hip_op_done(rec) ? hipSuccess : hipErrorNotReady;
+    if (hip_ipc_event_pending(e)) status = hipErrorNotReady;
     hip_op_unref(rec);
     HIP_RETURN(status);
 }
@@ -156,6 +159,8 @@ hipError_t hipEventSynchronize(hipEvent_t event) {
     }
     if (rec) hip_op_wait(rec);
     hip_op_unref(rec);
+    hip_ipc_event_wait(e);
+    hip_mempool_release_freed(e->device);
     HIP_RETURN(hipSuccess);
 }
 
@@ -204,6 +209,7 @@ static hipError_t stream_wait_event(hipStream_t stream, hipEvent_t event, unsign
     bool capturing;
     status = hip_stream_begin_op(stream, &s, &capturing);
     if (status != hipSuccess) return status;
+    hip_ipc_event_wait(e);      /* hipamd's IPCEvent::streamWait waits on the host */
     hip_event_wait_on(e, s);
     return hipSuccess;
 }

@@ -30,12 +30,15 @@ hipError_t hip_graph_new(hipGraph_t *out) {
 
 void hip_node_release_params(struct hipGraphNode *n) {
     if (n->type == hipGraphNodeTypeKernel) hip_launch_release(&n->p.kernel);
+    if (n->type == hipGraphNodeTypeGraph) hip_graph_free(n->p.child);
 }
 
+/* kernels deep (their packed arguments), child graphs as clones */
 hipError_t hip_node_copy_params(const struct hipGraphNode *src, struct hipGraphNode *dst) {
     dst->type = src->type;
     dst->copy1d = src->copy1d;
     if (src->type == hipGraphNodeTypeKernel) return hip_launch_copy(&src->p.kernel, &dst->p.kernel);
+    if (src->type == hipGraphNodeTypeGraph) return hip_graph_clone(src->p.child, &dst->p.child);
     dst->p = src->p;
     return hipSuccess;
 }
@@ -114,27 +117,32 @@ static struct hipGraphNode *node_new(hipGraphNodeType type) {
     return n;
 }
 
-hipError_t hip_make_kernel_node(hipGraph_t g, const hipGraphNode_t *deps, size_t ndeps, void *arg,
-                                hipGraphNode_t *out) {
-    const hipKernelNodeParams *p = arg;
-    if (!p || !p->func || !g || !hip_graph_valid(g)) return hipErrorInvalidValue;
+hipError_t hip_kernel_node_prepare(const hipKernelNodeParams *p, hip_launch_t *out) {
+    if (!p || !p->func) return hipErrorInvalidValue;
     if (hip_function_resolve((hipFunction_t)p->func, NULL) != hipSuccess) return hipErrorInvalidDeviceFunction;
     uint64_t gx = (uint64_t)p->gridDim.x * p->blockDim.x, gy = (uint64_t)p->gridDim.y * p->blockDim.y,
              gz = (uint64_t)p->gridDim.z * p->blockDim.z;
     if (gx > UINT32_MAX || gy > UINT32_MAX || gz > UINT32_MAX) return hipErrorInvalidConfiguration;
     /* 5.2 wants exactly one of kernelParams and extra, even without arguments */
     if ((!p->kernelParams && !p->extra) || (p->kernelParams && p->extra)) return hipErrorInvalidValue;
-    struct hipGraphNode *n = node_new(hipGraphNodeTypeKernel);
-    if (!n) return hipErrorOutOfMemory;
     uint32_t global[3] = {(uint32_t)gx, (uint32_t)gy, (uint32_t)gz};
     uint32_t block[3] = {p->blockDim.x, p->blockDim.y, p->blockDim.z};
-    hipError_t status = hip_launch_prepare((hipFunction_t)p->func, global, block, p->sharedMemBytes,
-                                           p->kernelParams, p->extra, hip_current_dev()->id,
-                                           &n->p.kernel);
+    return hip_launch_prepare((hipFunction_t)p->func, global, block, p->sharedMemBytes,
+                              p->kernelParams, p->extra, hip_current_dev()->id, out);
+}
+
+hipError_t hip_make_kernel_node(hipGraph_t g, const hipGraphNode_t *deps, size_t ndeps, void *arg,
+                                hipGraphNode_t *out) {
+    const hipKernelNodeParams *p = arg;
+    if (!p || !p->func || !g || !hip_graph_valid(g)) return hipErrorInvalidValue;
+    struct hipGraphNode *n = node_new(hipGraphNodeTypeKernel);
+    if (!n) return hipErrorOutOfMemory;
+    hipError_t status = hip_kernel_node_prepare(p, &n->p.kernel);
     if (status != hipSuccess) {
         free(n);
         return status;
     }
+    n->kparams = *p;
     return add_node(g, deps, ndeps, n, out);
 }
 
@@ -149,28 +157,39 @@ hipError_t hip_make_launch_node(hipGraph_t g, const hipGraphNode_t *deps, size_t
     return add_node(g, deps, ndeps, n, out);
 }
 
-hipError_t hip_make_memcpy_node(hipGraph_t g, const hipGraphNode_t *deps, size_t ndeps, void *arg,
-                                hipGraphNode_t *out) {
-    const hipMemcpy3DParms *p = arg;
+hipError_t hip_memcpy_node_check(const hipMemcpy3DParms *p) {
     if (!p) return hipErrorInvalidValue;
     hip_op_t *op;
     hipError_t status = hip_memcpy3d_op(p, &op);
+    if (status == hipSuccess) hip_op_unref(op);
+    return status;
+}
+
+hipError_t hip_make_memcpy_node(hipGraph_t g, const hipGraphNode_t *deps, size_t ndeps, void *arg,
+                                hipGraphNode_t *out) {
+    const hipMemcpy3DParms *p = arg;
+    hipError_t status = hip_memcpy_node_check(p);
     if (status != hipSuccess) return status;
-    hip_op_unref(op);
     struct hipGraphNode *n = node_new(hipGraphNodeTypeMemcpy);
     if (!n) return hipErrorOutOfMemory;
     n->p.copy = *p;
     return add_node(g, deps, ndeps, n, out);
 }
 
-hipError_t hip_make_memcpy1d_node(hipGraph_t g, const hipGraphNode_t *deps, size_t ndeps,
-                                  void *arg, hipGraphNode_t *out) {
-    const hip_memcpy1d_params_t *p = arg;
+hipError_t hip_memcpy1d_node_check(const hip_memcpy1d_params_t *p) {
     hipError_t status = hip_memcpy_validate(p->dst, p->src, p->count);
     if (status != hipSuccess) return status;
     if (!stub_mem_find(p->dst, NULL) && !stub_mem_find(p->src, NULL) &&
         p->kind != hipMemcpyHostToHost && p->kind != hipMemcpyDefault)
         return hipErrorInvalidValue;
+    return hipSuccess;
+}
+
+hipError_t hip_make_memcpy1d_node(hipGraph_t g, const hipGraphNode_t *deps, size_t ndeps,
+                                  void *arg, hipGraphNode_t *out) {
+    const hip_memcpy1d_params_t *p = arg;
+    hipError_t status = hip_memcpy1d_node_check(p);
+    if (status != hipSuccess) return status;
     struct hipGraphNode *n = node_new(HIP_GRAPH_NODE_TYPE_MEMCPY1D);
     if (!n) return hipErrorOutOfMemory;
     n->copy1d = true;
@@ -178,12 +197,16 @@ hipError_t hip_make_memcpy1d_node(hipGraph_t g, const hipGraphNode_t *deps, size
     return add_node(g, deps, ndeps, n, out);
 }
 
+hipError_t hip_memset_node_check(const hipMemsetParams *p) {
+    if (!p || p->height == 0) return hipErrorInvalidValue;
+    if (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4) return hipErrorInvalidValue;
+    return hip_memset_validate(p->dst, p->elementSize, p->width, p->height, p->pitch);
+}
+
 hipError_t hip_make_memset_node(hipGraph_t g, const hipGraphNode_t *deps, size_t ndeps, void *arg,
                                 hipGraphNode_t *out) {
     const hipMemsetParams *p = arg;
-    if (!p || p->height == 0) return hipErrorInvalidValue;
-    if (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4) return hipErrorInvalidValue;
-    hipError_t status = hip_memset_validate(p->dst, p->elementSize, p->width, p->height, p->pitch);
+    hipError_t status = hip_memset_node_check(p);
     if (status != hipSuccess) return status;
     struct hipGraphNode *n = node_new(hipGraphNodeTypeMemset);
     if (!n) return hipErrorOutOfMemory;

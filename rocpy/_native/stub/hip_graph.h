@@ -13,6 +13,7 @@ struct hipGraphNode {
     size_t index;                     /* creation order in the graph */
     hip_ptrvec_t deps;                /* nodes this one waits for */
     hip_ptrvec_t outs;                /* nodes waiting for this one */
+    hipKernelNodeParams kparams;      /* as given, for hipGraphKernelNodeGetParams */
     union {
         hip_launch_t kernel;
         hipMemcpy3DParms copy;
@@ -20,6 +21,7 @@ struct hipGraphNode {
         hipMemsetParams memset;
         hipHostNodeParams host;
         hipEvent_t event;
+        hipGraph_t child;             /* the node's own clone of the child graph */
     } p;
 };
 
@@ -34,6 +36,7 @@ struct hipGraphNode {
 
 struct ihipGraph {
     uint32_t magic;
+    const struct ihipGraph *cloned_from;   /* hipGraphClone's original (never dereferenced) */
     pthread_mutex_t lock;
     hip_ptrvec_t nodes;
     size_t next_index;
@@ -43,5 +46,21 @@ struct ihipGraph {
 hipError_t hip_node_copy_params(const struct hipGraphNode *src, struct hipGraphNode *dst);
 void hip_node_release_params(struct hipGraphNode *n);
 bool hip_node_valid(hipGraphNode_t n);
+/* Validate kernel node parameters and pack the launch (hipGraphAddKernelNode
+ * and hipGraph*KernelNodeSetParams). */
+hipError_t hip_kernel_node_prepare(const hipKernelNodeParams *p, hip_launch_t *out);
+/* hipGraphAdd*Node's validation of memcpy / memcpy1D / memset parameters. */
+hipError_t hip_memcpy_node_check(const hipMemcpy3DParms *p);
+hipError_t hip_memcpy1d_node_check(const hip_memcpy1d_params_t *p);
+hipError_t hip_memset_node_check(const hipMemsetParams *p);
+/* The instantiated copy of `node` in exec (NULL if exec was not made from
+ * node's graph or the node was added after). */
+struct hipGraphNode *hip_exec_node(hipGraphExec_t exec, hipGraphNode_t node);
+bool hip_exec_valid(hipGraphExec_t exec);
+/* A copy of g: its nodes (with their creation indices), parameters and edges. */
+hipError_t hip_graph_clone(hipGraph_t g, hipGraph_t *out);
+/* g's nodes in a topological order (creation order among ready nodes);
+ * false on a cycle.  order holds g->nodes.n entries; g locked by the caller. */
+bool hip_graph_order(struct ihipGraph *g, struct hipGraphNode **order);
 
 #endif

@@ -8,6 +8,7 @@
 
 struct hipGraphExec {
     uint32_t magic;
+    const struct ihipGraph *graph;    /* made from (never dereferenced) */
     size_t n;
     struct hipGraphNode *nodes;       /* parameter copies, topological order */
 };
@@ -22,7 +23,7 @@ static void exec_free(struct hipGraphExec *x) {
 }
 
 /* Kahn's algorithm; false if the graph has a cycle. */
-static bool topo_order(struct ihipGraph *g, struct hipGraphNode **order) {
+bool hip_graph_order(struct ihipGraph *g, struct hipGraphNode **order) {
     size_t n = g->nodes.n, done = 0;
     size_t *pending = calloc(n ? n : 1, sizeof *pending);
     bool *taken = calloc(n ? n : 1, sizeof *taken);
@@ -57,14 +58,16 @@ static hipError_t instantiate(hipGraphExec_t *pExec, hipGraph_t graph) {
     struct hipGraphNode **order = malloc((n ? n : 1) * sizeof *order);
     x->nodes = calloc(n ? n : 1, sizeof *x->nodes);
     hipError_t status = order && x->nodes ? hipSuccess : hipErrorOutOfMemory;
-    if (status == hipSuccess && !topo_order(graph, order)) status = hipErrorInvalidValue;
+    if (status == hipSuccess && !hip_graph_order(graph, order)) status = hipErrorInvalidValue;
     for (size_t i = 0; status == hipSuccess && i < n; i++) {
         status = hip_node_copy_params(order[i], &x->nodes[i]);
+        x->nodes[i].index = order[i]->index;
         if (status == hipSuccess) x->n++;
     }
     pthread_mutex_unlock(&graph->lock);
     free(order);
     x->magic = HIP_MAGIC_EXEC;
+    x->graph = graph;
     if (status == hipSuccess && !hip_registry_add(&execs, x)) status = hipErrorOutOfMemory;
     if (status != hipSuccess) {
         exec_free(x);
@@ -72,6 +75,15 @@ static hipError_t instantiate(hipGraphExec_t *pExec, hipGraph_t graph) {
     }
     *pExec = x;
     return hipSuccess;
+}
+
+bool hip_exec_valid(hipGraphExec_t exec) { return hip_registry_contains(&execs, exec); }
+
+struct hipGraphNode *hip_exec_node(hipGraphExec_t x, hipGraphNode_t node) {
+    if (!hip_exec_valid(x) || !hip_node_valid(node) || node->graph != x->graph) return NULL;
+    for (size_t i = 0; i < x->n; i++)
+        if (x->nodes[i].index == node->index) return &x->nodes[i];
+    return NULL;
 }
 
 hipError_t hipGraphInstantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph,
@@ -104,6 +116,22 @@ hipError_t hipGraphExecDestroy(hipGraphExec_t graphExec) {
 static void run_host(hip_op_t *op) {
     hipHostNodeParams *p = HIP_OP_DATA(op, hipHostNodeParams);
     p->fn(p->userData);
+}
+
+static hipError_t enqueue_node(hip_stream_t *s, struct hipGraphNode *n);
+
+/* a child graph node: its graph's nodes in order, on the same stream (which
+ * keeps the parent's dependencies around the whole child) */
+static hipError_t enqueue_child(hip_stream_t *s, hipGraph_t child) {
+    pthread_mutex_lock(&child->lock);
+    size_t n = child->nodes.n;
+    struct hipGraphNode **order = malloc((n ? n : 1) * sizeof *order);
+    hipError_t status = !order ? hipErrorOutOfMemory
+                       : hip_graph_order(child, order) ? hipSuccess : hipErrorInvalidValue;
+    for (size_t i = 0; status == hipSuccess && i < n; i++) status = enqueue_node(s, order[i]);
+    pthread_mutex_unlock(&child->lock);
+    free(order);
+    return status;
 }
 
 static hipError_t enqueue_node(hip_stream_t *s, struct hipGraphNode *n) {
@@ -142,6 +170,8 @@ static hipError_t enqueue_node(hip_stream_t *s, struct hipGraphNode *n) {
     case hipGraphNodeTypeWaitEvent:
         if (hip_event_resolve(n->p.event, &e) == hipSuccess) hip_event_wait_on(e, s);
         break;
+    case hipGraphNodeTypeGraph:
+        return enqueue_child(s, n->p.child);
     default:
         break;
     }

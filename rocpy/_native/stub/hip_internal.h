@@ -209,13 +209,36 @@ struct ihipEvent_t {
     /* capture state: guarded by hip_capture_lock */
     struct hip_capture *capture;
     hip_ptrvec_t capture_nodes;       /* nodes before the record in the capture */
+    struct hip_ipc_event *ipc;        /* shared memory of an IPC event (hip_ipc.c) */
 };
 
 hipError_t hip_event_resolve(hipEvent_t handle, struct ihipEvent_t **out);
+/* hipEventCreateWithFlags without the API frame (flags checked). */
+hipError_t hip_event_create(hipEvent_t *event, unsigned flags);
+/* IPC events (hip_ipc.c): a record also goes through the shared ring; an
+ * event with a record pending there (any process's) is not complete. */
+hipError_t hip_ipc_event_record(struct ihipEvent_t *e, hip_stream_t *s);
+bool hip_ipc_event_pending(struct ihipEvent_t *e);
+void hip_ipc_event_wait(struct ihipEvent_t *e);
+void hip_ipc_event_close(struct hip_ipc_event *ipc);
 /* Enqueue a record of e on s (the graph's event record node too). */
 hipError_t hip_event_record_on(struct ihipEvent_t *e, hip_stream_t *s);
 /* Make s wait for e's last record (the graph's event wait node too). */
 void hip_event_wait_on(struct ihipEvent_t *e, hip_stream_t *s);
+
+/* ---- allocations (hip_memory.c, hip_mempool.c) ------------------------ */
+
+/* hipMalloc's allocation on a device (size 0: NULL and hipSuccess). */
+hipError_t hip_device_alloc(void **ptr, size_t size, int device, unsigned flags);
+/* hipFree of memory a pool handed out: the pool no longer counts it; false
+ * when the memory is in a pool's free heap already (freed twice). */
+bool hip_mempool_forget(void *ptr);
+/* hipDeviceReset: the device's pools forget their blocks (the reset frees
+ * the memory). */
+void hip_mempool_device_reset(int device);
+/* A stream, event or device synchronisation: the device's pools give back
+ * freed memory down to their release thresholds (hip_mempool.c). */
+void hip_mempool_release_freed(int device);
 
 /* ---- memory copies and fills (hip_memcpy.c, hip_memset.c) ------------- */
 
@@ -234,10 +257,22 @@ hip_op_t *hip_fill_op(void *dst, uint32_t value, size_t elem, size_t width,
 hipError_t hip_memcpy_validate(void *dst, const void *src, size_t size);
 hipError_t hip_memcpy_on(hip_stream_t *s, void *dst, const void *src, size_t size,
                          hipMemcpyKind kind, bool async);
+/* hipMemcpy2D / hipMemcpy2DAsync on a stream handle (arrays: hip_array.c) */
+hipError_t hip_memcpy_2d(hipStream_t stream, void *dst, size_t dpitch, const void *src,
+                         size_t spitch, size_t width, size_t height, hipMemcpyKind kind,
+                         bool sync_api);
+/* hipMemcpy3D / hipMemcpy3DAsync on a stream handle */
+hipError_t hip_memcpy_3d(hipStream_t stream, const hipMemcpy3DParms *p, bool sync_api);
+/* An array's packed storage (hip_array.c): false if `array` is no array. */
+bool hip_array_storage(const void *array, char **data, size_t *row, size_t *rows, size_t *elem);
 /* Validate a hipMemcpy3DParms (pointers, not arrays) and build its op. */
 hipError_t hip_memcpy3d_op(const hipMemcpy3DParms *p, hip_op_t **out);
 hipError_t hip_memset_validate(void *dst, size_t elem, size_t width, size_t height,
                                size_t pitch);
+
+/* A registered symbol's device address at offset, checked to hold size
+ * bytes (hip_symbol.c): hipErrorInvalidSymbol, hipErrorInvalidValue. */
+hipError_t hip_symbol_resolve(const void *symbol, size_t size, size_t offset, char **at);
 
 /* ---- capture (hip_capture.c) ------------------------------------------ */
 

@@ -3,7 +3,8 @@
  * memory type from the kind; hipMemoryTypeUnified (hipMemcpyDefault) becomes
  * Device for tracked memory and Host otherwise, and Host becomes Device for
  * tracked (pinned) memory.  A Device side must be tracked memory and the
- * region must fit its allocation.  Arrays are not simulated. */
+ * region must fit its allocation.  An array is its packed storage
+ * (hip_array.c). */
 #include <string.h>
 
 #include "hip_internal.h"
@@ -64,7 +65,6 @@ static hipError_t check_side(side_t *s, const rect_desc_t *d, hip_rect_t *r, boo
 /* Build the copy; *pageable when a side is untracked host memory. */
 static hipError_t rect_op(rect_desc_t *d, hip_op_t **out, bool *pageable) {
     *out = NULL;
-    if (d->src.array || d->dst.array) return hipErrorNotSupported;
     hip_rect_t r = {0};
     r.width = d->width;
     r.height = d->height;
@@ -93,6 +93,22 @@ static hipError_t desc_from_3d(const hipMemcpy3DParms *p, rect_desc_t *d) {
     d->width = p->extent.width;
     d->height = p->extent.height;
     d->depth = p->extent.depth;
+    /* an array side is its packed storage; with an array on either side the
+     * extent's width and the array positions count elements (ihipMemcpy3D) */
+    size_t elem = 0;
+    for (int i = 0; i < 2; i++) {
+        side_t *sd = i ? &d->dst : &d->src;
+        const void *array = i ? (const void *)p->dstArray : (const void *)p->srcArray;
+        if (!array) continue;
+        size_t row, rows, e;
+        char *data;
+        if (!hip_array_storage(array, &data, &row, &rows, &e)) return hipErrorInvalidValue;
+        if (elem && e != elem) return hipErrorInvalidValue;
+        elem = e;
+        *sd = (side_t){hipMemoryTypeDevice, data, row, rows, sd->x * e, sd->y, sd->z, false};
+        if (sd->x + d->width * e > row || sd->y + d->height > rows) return hipErrorInvalidValue;
+    }
+    if (elem) d->width *= elem;
     return hipSuccess;
 }
 
@@ -137,9 +153,9 @@ static hipError_t desc_from_2d(rect_desc_t *d, void *dst, size_t dpitch, const v
     return hipSuccess;
 }
 
-static hipError_t copy_2d(hipStream_t stream, void *dst, size_t dpitch, const void *src,
-                          size_t spitch, size_t width, size_t height, hipMemcpyKind kind,
-                          bool sync_api) {
+hipError_t hip_memcpy_2d(hipStream_t stream, void *dst, size_t dpitch, const void *src,
+                         size_t spitch, size_t width, size_t height, hipMemcpyKind kind,
+                         bool sync_api) {
     hip_stream_t *s;
     bool capturing;
     hipError_t status = hip_stream_begin_transfer(stream, sync_api, &s, &capturing);
@@ -164,22 +180,22 @@ static hipError_t copy_2d(hipStream_t stream, void *dst, size_t dpitch, const vo
 hipError_t hipMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                        size_t height, hipMemcpyKind kind) {
     HIP_INIT_API();
-    HIP_RETURN(copy_2d(NULL, dst, dpitch, src, spitch, width, height, kind, true));
+    HIP_RETURN(hip_memcpy_2d(NULL, dst, dpitch, src, spitch, width, height, kind, true));
 }
 
 hipError_t hipMemcpy2D_spt(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                            size_t height, hipMemcpyKind kind) {
     HIP_INIT_API();
-    HIP_RETURN(copy_2d(hipStreamPerThread, dst, dpitch, src, spitch, width, height, kind, true));
+    HIP_RETURN(hip_memcpy_2d(hipStreamPerThread, dst, dpitch, src, spitch, width, height, kind, true));
 }
 
 hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
                             size_t width, size_t height, hipMemcpyKind kind, hipStream_t stream) {
     HIP_INIT_API();
-    HIP_RETURN(copy_2d(stream, dst, dpitch, src, spitch, width, height, kind, false));
+    HIP_RETURN(hip_memcpy_2d(stream, dst, dpitch, src, spitch, width, height, kind, false));
 }
 
-static hipError_t copy_3d(hipStream_t stream, const hipMemcpy3DParms *p, bool sync_api) {
+hipError_t hip_memcpy_3d(hipStream_t stream, const hipMemcpy3DParms *p, bool sync_api) {
     hip_stream_t *s;
     bool capturing;
     hipError_t status = hip_stream_begin_transfer(stream, sync_api, &s, &capturing);
@@ -193,15 +209,15 @@ static hipError_t copy_3d(hipStream_t stream, const hipMemcpy3DParms *p, bool sy
 
 hipError_t hipMemcpy3D(const hipMemcpy3DParms *p) {
     HIP_INIT_API();
-    HIP_RETURN(copy_3d(NULL, p, true));
+    HIP_RETURN(hip_memcpy_3d(NULL, p, true));
 }
 
 hipError_t hipMemcpy3D_spt(const hipMemcpy3DParms *p) {
     HIP_INIT_API();
-    HIP_RETURN(copy_3d(hipStreamPerThread, p, true));
+    HIP_RETURN(hip_memcpy_3d(hipStreamPerThread, p, true));
 }
 
 hipError_t hipMemcpy3DAsync(const hipMemcpy3DParms *p, hipStream_t stream) {
     HIP_INIT_API();
-    HIP_RETURN(copy_3d(stream, p, false));
+    HIP_RETURN(hip_memcpy_3d(stream, p, false));
 }

@@ -23,7 +23,7 @@ static uint64_t all_access(void) {
 
 bool hip_mem_tracked(const void *ptr, stub_alloc_t *info) { return stub_mem_find(ptr, info); }
 
-static hipError_t device_alloc(void **ptr, size_t size, int device, unsigned flags) {
+hipError_t hip_device_alloc(void **ptr, size_t size, int device, unsigned flags) {
     if (!ptr) return hipErrorInvalidValue;
     if (size == 0) {
         *ptr = NULL;
@@ -70,6 +70,7 @@ static hipError_t free_memory(void *ptr) {
     const unsigned kinds = STUB_MEM_DEVICE | STUB_MEM_HOST | STUB_MEM_MANAGED;
     if (!stub_mem_find(ptr, &a) || a.base != (uintptr_t)ptr || !(a.kind & kinds) || a.tag)
         return hipErrorInvalidValue;
+    if (a.kind == STUB_MEM_DEVICE && !hip_mempool_forget(ptr)) return hipErrorInvalidValue;
     hip_device_sync(a.kind == STUB_MEM_DEVICE ? a.device : -1);
     return stub_mem_release(ptr, kinds, NULL) ? hipSuccess : hipErrorInvalidValue;
 }
@@ -77,7 +78,7 @@ static hipError_t free_memory(void *ptr) {
 hipError_t hipMalloc(void **ptr, size_t size) {
     HIP_INIT_API();
     HIP_RETURN_ONFAIL(hip_capture_check_supported());
-    HIP_RETURN(device_alloc(ptr, size, hip_current_dev()->id, 0));
+    HIP_RETURN(hip_device_alloc(ptr, size, hip_current_dev()->id, 0));
 }
 
 hipError_t hipExtMallocWithFlags(void **ptr, size_t sizeBytes, unsigned int flags) {
@@ -86,7 +87,7 @@ hipError_t hipExtMallocWithFlags(void **ptr, size_t sizeBytes, unsigned int flag
         flags != hipMallocSignalMemory)
         HIP_RETURN(hipErrorInvalidValue);
     if (flags == hipMallocSignalMemory && sizeBytes != 8) HIP_RETURN(hipErrorInvalidValue);
-    HIP_RETURN(device_alloc(ptr, sizeBytes, hip_current_dev()->id, flags));
+    HIP_RETURN(hip_device_alloc(ptr, sizeBytes, hip_current_dev()->id, flags));
 }
 
 hipError_t hipFree(void *ptr) {
@@ -149,6 +150,10 @@ hipError_t hipHostRegister(void *hostPtr, size_t sizeBytes, unsigned int flags) 
     HIP_INIT_API();
     HIP_RETURN_ONFAIL(hip_capture_check_supported());
     if (!hostPtr || sizeBytes == 0 || flags > 15) HIP_RETURN(hipErrorInvalidValue);
+    /* ROCclr's Buffer::create fails to lock a range no memory backs:
+     * hipErrorOutOfMemory (hipamd ihipHostRegister) */
+    if (!host_size_ok(sizeBytes) || (uintptr_t)hostPtr > UINTPTR_MAX - sizeBytes)
+        HIP_RETURN(hipErrorOutOfMemory);
     stub_alloc_t a;
     if (stub_mem_find(hostPtr, &a) ||
         stub_mem_find((const char *)hostPtr + sizeBytes - 1, &a))
@@ -237,35 +242,5 @@ hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attributes, const void
     attributes->isManaged = a.kind == STUB_MEM_MANAGED;
     attributes->allocationFlags = visible_flags(&a);
     attributes->device = a.device;
-    HIP_RETURN(hipSuccess);
-}
-
-/* ---- stream-ordered allocation: the device's default pool ------------- */
-
-static void run_free(hip_op_t *op) {
-    stub_mem_release(*HIP_OP_DATA(op, void *), STUB_MEM_DEVICE, NULL);
-}
-
-hipError_t hipMallocAsync(void **dev_ptr, size_t size, hipStream_t stream) {
-    HIP_INIT_API();
-    hip_stream_t *s;
-    if (!dev_ptr || size == 0 || hip_stream_resolve(stream, &s) != hipSuccess)
-        HIP_RETURN(hipErrorInvalidValue);
-    HIP_RETURN(device_alloc(dev_ptr, size, s->device, 0));
-}
-
-/* The memory goes back when the stream reaches the free. */
-hipError_t hipFreeAsync(void *dev_ptr, hipStream_t stream) {
-    HIP_INIT_API();
-    hip_stream_t *s;
-    if (!dev_ptr || hip_stream_resolve(stream, &s) != hipSuccess) HIP_RETURN(hipErrorInvalidValue);
-    stub_alloc_t a;
-    if (!stub_mem_find(dev_ptr, &a) || a.base != (uintptr_t)dev_ptr || a.kind != STUB_MEM_DEVICE ||
-        a.tag)
-        HIP_RETURN(hipErrorInvalidValue);
-    hip_op_t *op = hip_op_new(run_free, sizeof(void *));
-    if (!op) HIP_RETURN(hipErrorOutOfMemory);
-    *HIP_OP_DATA(op, void *) = dev_ptr;
-    hip_stream_submit(s, op);
     HIP_RETURN(hipSuccess);
 }

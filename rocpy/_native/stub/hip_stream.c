@@ -387,6 +387,7 @@ hipError_t hipStreamSynchronize(hipStream_t stream) {
     HIP_RETURN_ONFAIL(hip_stream_resolve(stream, &s));
     HIP_RETURN_ONFAIL(capture_rule_for_wait(stream, s));
     hip_stream_sync(s);
+    hip_mempool_release_freed(s->device);
     HIP_RETURN(hipSuccess);
 }
 

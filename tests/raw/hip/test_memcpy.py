@@ -279,16 +279,17 @@ def test_bad_memcpy_3d():
     ok(lib.hipFree(d))
 
 
-# stub: arrays are not simulated
+# stub: an array handle that is no array is refused (hipamd's is_valid on
+# its memory object; arrays themselves: tests/raw/hip/test_array.py)
 @stub_only
-def test_memcpy_3d_arrays_are_not_supported():
+def test_memcpy_3d_unknown_array_is_invalid_value():
     d = malloc(256)
     p = ffi.new("hipMemcpy3DParms *")
     p.srcArray = ffi.cast("hipArray_t", 0x1000)
     p.dstPtr = pitched_ptr(d, 16, 16, 4)
     p.extent.width, p.extent.height, p.extent.depth = 16, 4, 1
     p.kind = D2D
-    check(lib.hipMemcpy3D(p), "hipErrorNotSupported")
+    check(lib.hipMemcpy3D(p), "hipErrorInvalidValue")
     ok(lib.hipFree(d))
 
 

@@ -1,0 +1,200 @@
+/* Launches by host function pointer and the rest of the launch surface
+ * (hipamd hip_module.cpp, hip_platform.cpp at rocm-5.2.3).
+ *
+ * A host function pointer is what fat-binary registration ties to a kernel
+ * (PlatformState::getStatFunc); the stub has no registration yet, so every
+ * pointer is one nobody registered: the statuses below are hipamd's for that
+ * (hipErrorInvalidDeviceFunction from the launch paths, hipErrorInvalidSymbol
+ * where getStatFunc's own status is returned).  Kernels of modules launch
+ * through hipModuleLaunchKernel (hip_launch.c). */
+#include <string.h>
+
+#include "hip_internal.h"
+#include "stub_codeobject.h"
+
+#define UNREGISTERED_LAUNCH hipErrorInvalidDeviceFunction
+#define UNREGISTERED_LOOKUP hipErrorInvalidSymbol
+
+/* the per-thread stack of hipConfigureCall configurations, each with the
+ * arguments hipSetupArgument placed (PlatformState's execStack_) */
+typedef struct exec_config {
+    dim3 grid, block;
+    size_t shared;
+    hipStream_t stream;
+    unsigned char *args;
+    size_t nargs;
+} exec_config_t;
+
+static __thread exec_config_t *exec_stack;
+static __thread size_t exec_depth, exec_cap;
+
+hipError_t hipConfigureCall(dim3 gridDim, dim3 blockDim, size_t sharedMem, hipStream_t stream) {
+    HIP_INIT_API();
+    if (exec_depth == exec_cap) {
+        size_t n = exec_cap ? exec_cap * 2 : 4;
+        exec_config_t *s = realloc(exec_stack, n * sizeof *s);
+        if (!s) HIP_RETURN(hipErrorOutOfMemory);
+        exec_stack = s;
+        exec_cap = n;
+    }
+    exec_stack[exec_depth++] = (exec_config_t){gridDim, blockDim, sharedMem, stream, NULL, 0};
+    HIP_RETURN(hipSuccess);
+}
+
+/* a call without a configuration is hipErrorInvalidConfiguration (hipamd
+ * writes into an empty deque's back) */
+hipError_t hipSetupArgument(const void *arg, size_t size, size_t offset) {
+    HIP_INIT_API();
+    if (exec_depth == 0) HIP_RETURN(hipErrorInvalidConfiguration);
+    if (!arg && size) HIP_RETURN(hipErrorInvalidValue);
+    exec_config_t *c = &exec_stack[exec_depth - 1];
+    if (offset + size > c->nargs) {
+        unsigned char *a = realloc(c->args, offset + size);
+        if (!a) HIP_RETURN(hipErrorOutOfMemory);
+        memset(a + c->nargs, 0, offset + size - c->nargs);
+        c->args = a;
+        c->nargs = offset + size;
+    }
+    if (size) memcpy(c->args + offset, arg, size);
+    HIP_RETURN(hipSuccess);
+}
+
+hipError_t hipLaunchByPtr(const void *func) {
+    (void)func;
+    HIP_INIT_API();
+    if (exec_depth == 0) HIP_RETURN(hipErrorInvalidConfiguration);
+    exec_config_t c = exec_stack[--exec_depth];
+    free(c.args);
+    hip_stream_t *s;
+    HIP_RETURN_ONFAIL(hip_stream_resolve(c.stream, &s));
+    HIP_RETURN(UNREGISTERED_LAUNCH);
+}
+
+hipError_t hipLaunchKernel_spt(const void *function_address, dim3 numBlocks, dim3 dimBlocks,
+                               void **args, size_t sharedMemBytes, hipStream_t stream) {
+    return hipLaunchKernel(function_address, numBlocks, dimBlocks, args, sharedMemBytes,
+                           stream ? stream : hipStreamPerThread);
+}
+
+hipError_t hipExtLaunchKernel(const void *function_address, dim3 numBlocks, dim3 dimBlocks,
+                              void **args, size_t sharedMemBytes, hipStream_t stream,
+                              hipEvent_t startEvent, hipEvent_t stopEvent, int flags) {
+    (void)startEvent;
+    (void)stopEvent;
+    (void)flags;
+    return hipLaunchKernel(function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream);
+}
+
+/* hipLaunchCooperativeKernel_common: the stream first (hipErrorInvalidValue),
+ * then getStatFunc's status */
+static hipError_t cooperative(hipStream_t stream) {
+    hip_stream_t *s;
+    if (hip_stream_resolve(stream, &s) != hipSuccess) return hipErrorInvalidValue;
+    return UNREGISTERED_LOOKUP;
+}
+
+hipError_t hipLaunchCooperativeKernel(const void *f, dim3 gridDim, dim3 blockDimX,
+                                      void **kernelParams, unsigned int sharedMemBytes,
+                                      hipStream_t stream) {
+    (void)f, (void)gridDim, (void)blockDimX, (void)kernelParams, (void)sharedMemBytes;
+    HIP_INIT_API();
+    HIP_RETURN(cooperative(stream));
+}
+
+hipError_t hipLaunchCooperativeKernel_spt(const void *f, dim3 gridDim, dim3 blockDim,
+                                          void **kernelParams, uint32_t sharedMemBytes,
+                                          hipStream_t hStream) {
+    (void)f, (void)gridDim, (void)blockDim, (void)kernelParams, (void)sharedMemBytes;
+    HIP_INIT_API();
+    HIP_RETURN(cooperative(hStream ? hStream : hipStreamPerThread));
+}
+
+/* ihipLaunchCooperativeKernelMultiDevice's checks in its order: the count
+ * and list, every stream, block sizes, a null stream
+ * (hipErrorInvalidResourceHandle), two launches on one device; then the
+ * functions are looked up */
+static hipError_t multi_device(hipLaunchParams *list, int n) {
+    if (n > hip_device_count() || !list) return hipErrorInvalidValue;
+    for (int i = 0; i < n; i++)
+        if (!hip_stream_valid(list[i].stream)) return hipErrorInvalidValue;
+    uint64_t seen = 0;
+    for (int i = 0; i < n; i++) {
+        if ((uint64_t)list[i].blockDim.x * list[i].blockDim.y * list[i].blockDim.z == 0)
+            return hipErrorInvalidConfiguration;
+        if (!list[i].stream) return hipErrorInvalidResourceHandle;
+        hip_stream_t *s;
+        HIP_RETURN_ONFAIL(hip_stream_resolve(list[i].stream, &s));
+        if (seen & (1ull << s->device)) return hipErrorInvalidDevice;
+        seen |= 1ull << s->device;
+    }
+    return n > 0 ? UNREGISTERED_LOOKUP : hipSuccess;
+}
+
+hipError_t hipLaunchCooperativeKernelMultiDevice(hipLaunchParams *launchParamsList, int numDevices,
+                                                 unsigned int flags) {
+    (void)flags;
+    HIP_INIT_API();
+    HIP_RETURN(multi_device(launchParamsList, numDevices));
+}
+
+hipError_t hipExtLaunchMultiKernelMultiDevice(hipLaunchParams *launchParamsList, int numDevices,
+                                              unsigned int flags) {
+    (void)flags;
+    HIP_INIT_API();
+    HIP_RETURN(multi_device(launchParamsList, numDevices));
+}
+
+/* "No way to set function attribute yet": hipamd accepts and ignores these */
+hipError_t hipFuncSetAttribute(const void *func, hipFuncAttribute attr, int value) {
+    (void)func, (void)attr, (void)value;
+    HIP_INIT_API();
+    HIP_RETURN(hipSuccess);
+}
+
+hipError_t hipFuncSetCacheConfig(const void *func, hipFuncCache_t config) {
+    (void)func, (void)config;
+    HIP_INIT_API();
+    HIP_RETURN(hipSuccess);
+}
+
+hipError_t hipFuncSetSharedMemConfig(const void *func, hipSharedMemConfig config) {
+    (void)func, (void)config;
+    HIP_INIT_API();
+    HIP_RETURN(hipSuccess);
+}
+
+/* the kernel's name (NULL for a handle that is no kernel of a loaded module,
+ * where hipamd would dereference it) */
+const char *hipKernelNameRef(const hipFunction_t f) {
+    struct ihipModuleSymbol_t *sym;
+    if (hip_function_resolve(f, &sym) != hipSuccess) return NULL;
+    return sym->kernel->full_name ? sym->kernel->full_name : sym->kernel->name;
+}
+
+/* NULL for a null pointer or an invalid stream, as hipamd; otherwise the
+ * registered function's name, which no pointer has on the stub yet */
+const char *hipKernelNameRefByPtr(const void *hostFunction, hipStream_t stream) {
+    (void)stream;
+    (void)hostFunction;
+    return NULL;
+}
+
+/* hipamd: assert(0 && "Unimplemented"), then hipErrorNotSupported */
+hipError_t hipProfilerStart(void) {
+    HIP_INIT_API();
+    HIP_RETURN(hipErrorNotSupported);
+}
+
+hipError_t hipProfilerStop(void) {
+    HIP_INIT_API();
+    HIP_RETURN(hipErrorNotSupported);
+}
+
+/* hipamd: arguments checked, then hipErrorNotSupported (sparse arrays) */
+hipError_t hipMemMapArrayAsync(hipArrayMapInfo *mapInfoList, unsigned int count,
+                               hipStream_t stream) {
+    (void)stream;
+    HIP_INIT_API();
+    if (!mapInfoList || count == 0) HIP_RETURN(hipErrorInvalidValue);
+    HIP_RETURN(hipErrorNotSupported);
+}
