@@ -240,6 +240,8 @@ static hipError_t set_host(struct hipGraphNode *n, const hipHostNodeParams *p) {
 
 hipError_t hipGraphHostNodeSetParams(hipGraphNode_t node, const hipHostNodeParams *pNodeParams) {
     HIP_INIT_API();
+    if (pNodeParams && !pNodeParams->userData && !stub_rule(STUB_RULE_HOST_NODE_PARAMS_NULL_USER_DATA))
+        HIP_RETURN(hipErrorInvalidValue);
     HIP_RETURN(set_host(typed(node, hipGraphNodeTypeHost), pNodeParams));
 }
 
@@ -327,16 +329,25 @@ hipError_t hipGraphGetEdges(hipGraph_t graph, hipGraphNode_t *from, hipGraphNode
 hipError_t hipGraphRemoveDependencies(hipGraph_t graph, const hipGraphNode_t *from,
                                       const hipGraphNode_t *to, size_t numDependencies) {
     HIP_INIT_API();
-    if (!graph || !hip_graph_valid(graph) || (numDependencies && (!from || !to)))
+    bool empty_ok = stub_rule(STUB_RULE_GRAPH_REMOVE_DEPENDENCIES_CHECKED);
+    if (!graph || ((numDependencies > 0 || !empty_ok) && (!from || !to)) || !hip_graph_valid(graph))
         HIP_RETURN(hipErrorInvalidValue);
+    for (size_t i = 0; i < numDependencies; i++) {
+        /* 5.2 does not look at the nodes' graph: the stub needs them in this
+         * one to lock it, so it refuses others in every release */
+        if (!hip_node_valid(from[i]) || !hip_node_valid(to[i]) || from[i]->graph != graph ||
+            to[i]->graph != graph)
+            HIP_RETURN(hipErrorInvalidValue);
+    }
     hipError_t status = hipSuccess;
     pthread_mutex_lock(&graph->lock);
-    for (size_t i = 0; i < numDependencies && status == hipSuccess; i++) {
-        if (!hip_node_valid(from[i]) || !hip_node_valid(to[i]) || from[i]->graph != graph ||
-            to[i]->graph != graph || !hip_ptrvec_contains(&from[i]->outs, to[i]))
+    for (size_t i = 0; i < numDependencies; i++) {
+        /* GraphNode::RemoveUpdateEdge: false (InvalidValue) for an edge that is not
+         * there; the edges before it in the list stay removed */
+        if (!hip_ptrvec_contains(&from[i]->outs, to[i])) {
             status = hipErrorInvalidValue;
-    }
-    for (size_t i = 0; i < numDependencies && status == hipSuccess; i++) {
+            break;
+        }
         hip_ptrvec_remove(&from[i]->outs, to[i]);
         hip_ptrvec_remove(&to[i]->deps, from[i]);
     }

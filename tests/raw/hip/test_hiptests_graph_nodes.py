@@ -1,6 +1,6 @@
 """hip-tests catch/unit/graph (rocm-6.2.0) on graphs after their nodes were
 added: edges, removing them, event and host node parameters (see hiptests.py).
-The stub's hip_graph_edit.c implements these (they were weak defaults)."""
+The stub's hip_graph_params.c implements these (they were weak defaults)."""
 from __future__ import annotations
 
 import pytest
