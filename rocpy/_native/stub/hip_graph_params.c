@@ -232,16 +232,16 @@ hipError_t hipGraphHostNodeGetParams(hipGraphNode_t node, hipHostNodeParams *pNo
     HIP_RETURN(hipSuccess);
 }
 
+/* hipamd 5.2 refuses a null userData in both setters (hip_graph.cpp); 5.5 takes it */
 static hipError_t set_host(struct hipGraphNode *n, const hipHostNodeParams *p) {
     if (!n || !p || !p->fn) return hipErrorInvalidValue;
+    if (!p->userData && !stub_rule(STUB_RULE_HOST_NODE_PARAMS_NULL_USER_DATA)) return hipErrorInvalidValue;
     n->p.host = *p;
     return hipSuccess;
 }
 
 hipError_t hipGraphHostNodeSetParams(hipGraphNode_t node, const hipHostNodeParams *pNodeParams) {
     HIP_INIT_API();
-    if (pNodeParams && !pNodeParams->userData && !stub_rule(STUB_RULE_HOST_NODE_PARAMS_NULL_USER_DATA))
-        HIP_RETURN(hipErrorInvalidValue);
     HIP_RETURN(set_host(typed(node, hipGraphNodeTypeHost), pNodeParams));
 }
 

@@ -82,7 +82,7 @@ static const rule_row_t rules[STUB_RULE_COUNT] = {
         "hipGraphRemoveDependencies takes null arrays for numDependencies 0, refuses other graphs' nodes",
         RELEASE(5, 5), "hipamd src/hip_graph.cpp hipGraphRemoveDependencies"},
     [STUB_RULE_HOST_NODE_PARAMS_NULL_USER_DATA] = {
-        "hipGraphHostNodeSetParams takes a null userData (5.2-5.4: hipErrorInvalidValue)",
+        "hipGraph(Exec)HostNodeSetParams take a null userData (5.2-5.4: hipErrorInvalidValue)",
         RELEASE(5, 5), "hipamd src/hip_graph.cpp hipGraphHostNodeSetParams"},
 };
 

@@ -189,6 +189,7 @@ def test_host_node_params():
     x = launch(g, s)
     q = ffi.new("hipHostNodeParams *")
     q.fn = log.host_fn("second")
+    q.userData = ffi.cast("void *", 1)      # null: refused before 5.5 (a release rule of its own)
     check(lib.hipGraphExecHostNodeSetParams(ffi.NULL, n[0], q), "hipErrorInvalidValue")   # :107
     check(lib.hipGraphExecHostNodeSetParams(x, ffi.NULL, q), "hipErrorInvalidValue")      # :112
     check(lib.hipGraphExecHostNodeSetParams(x, n[0], ffi.NULL), "hipErrorInvalidValue")   # :117
