@@ -304,24 +304,19 @@ class Queue(Handle):
         self._profiling = bool(enable)
 
     def dispatch_time(self, signal: Signal) -> DispatchTime:
-        """When the dispatch that completed `signal` ran, in system ticks (profiling on)."""
+        """When the dispatch that completed `signal` ran, in system ticks (profiling on).
+
+        hsa_amd_profiling_get_dispatch_time already returns system-domain
+        times (ROCr GpuAgent::TranslateTime): no further conversion.
+        """
         ffi, lib = api()
         self._require_open()
         h = signal_handle(signal)
         out = ffi.new("hsa_amd_profiling_dispatch_time_t *")
-        agent = self._agent_h
-        st = lib.hsa_amd_profiling_get_dispatch_time(agent, h, out)
+        st = lib.hsa_amd_profiling_get_dispatch_time(self._agent_h, h, out)
         if st:
             raise hsa_error(st, "hsa_amd_profiling_get_dispatch_time")
-        conv = ffi.new("uint64_t *")
-
-        def system_ticks(tick: int) -> int:
-            st = lib.hsa_amd_profiling_convert_tick_to_system_domain(agent, tick, conv)
-            if st:
-                raise hsa_error(st, "hsa_amd_profiling_convert_tick_to_system_domain")
-            return conv[0]
-
-        return DispatchTime(system_ticks(out.start), system_ticks(out.end), timestamp_frequency())
+        return DispatchTime(out.start, out.end, timestamp_frequency())
 
     # ---- submission (under self._lock) ----------------------------------------------------
 
@@ -355,7 +350,7 @@ class Queue(Handle):
         raise ValueError(f"malformed dispatch record (code {code})")
 
     def dispatch(self, kernel: Kernel, grid: Any, workgroup: Any, args: Sequence[Any] = (), *,
-                 completion_signal: Signal | None = None, barrier: bool = False,
+                 completion_signal: Signal | None = None, barrier: bool = True,
                  fences: Any = None, group_segment_size: int | None = None,
                  private_segment_size: int | None = None, dynamic_lds: int = 0) -> None:
         """Submit one kernel dispatch packet.
@@ -363,14 +358,17 @@ class Queue(Handle):
         ``grid`` in work-items and ``workgroup`` in work-items per group (an
         int or 1 to 3 ints); ``args`` packed from the kernel's metadata;
         ``completion_signal`` decremented when the kernel is done;
-        ``barrier`` waits for every earlier packet; ``fences`` None (system
+        ``barrier`` (default True, as ROCclr sets it on every HIP dispatch)
+        waits for every earlier packet: without it the packet may start
+        before earlier ones finish, so only independent work may pass
+        ``barrier=False``; ``fences`` None (system
         acquire and release), one scope or an (acquire, release) pair of
         ``'none'``/``'agent'``/``'system'``; the segment sizes default to the
         kernel's (plus ``dynamic_lds`` bytes of group memory).
         """
         if self._bad:
             self._check()
-        if (barrier or dynamic_lds or fences is not None or group_segment_size is not None
+        if (not barrier or dynamic_lds or fences is not None or group_segment_size is not None
                 or private_segment_size is not None):
             key: tuple[Any, ...] = (kernel, grid, workgroup, barrier, fences, group_segment_size,
                                     private_segment_size, dynamic_lds)

@@ -177,7 +177,8 @@ int stub_sig_wait_any(uint32_t n, stub_signal_t *const *sigs, const hsa_signal_c
                       const hsa_signal_value_t *values, uint64_t timeout_ns,
                       hsa_signal_value_t *value);
 
-/* Profiling timestamps kept with the signal (ns, the system domain). */
+/* Profiling timestamps kept with the signal, as the agent recorded them
+ * (GPU ticks for dispatches and GPU copies, system ns for CPU copies). */
 void stub_sig_set_dispatch_time(stub_signal_t *s, uint64_t start, uint64_t end);
 void stub_sig_set_copy_time(stub_signal_t *s, const stub_hsa_agent_t *agent, uint64_t start,
                             uint64_t end);
@@ -211,6 +212,10 @@ typedef struct stub_kernel_info {
     char name[256];                  /* without ".kd" */
     const stub_hsa_agent_t *agent;   /* the agent it was loaded for */
     uint32_t kernarg_size, group_size, private_size;
+    bool dynamic_stack;              /* the descriptor's uses-dynamic-stack bit */
+    uint32_t max_flat_workgroup_size;   /* metadata; 0 if absent */
+    uint32_t reqd_workgroup_size[3];    /* metadata; zeros if absent */
+    bool uniform_work_group_size;       /* metadata */
     uint32_t num_buffers;            /* global buffer arguments */
     uint32_t buffer_offsets[STUB_KERNEL_MAX_BUFFERS];
 } stub_kernel_info_t;
@@ -221,5 +226,8 @@ void stub_hsa_executables_shutdown(void);
 /* ---- profiling (hsa_profiling.c) -------------------------------------- */
 
 bool stub_hsa_copy_profiling_enabled(void);
+/* The GPU's timestamp counter at system time `system_ns` (its own domain). */
+uint64_t stub_hsa_gpu_ticks(const stub_hsa_agent_t *gpu, uint64_t system_ns);
+#define STUB_GPU_TICK_HZ 100000000ull
 
 #endif

@@ -225,6 +225,10 @@ bool stub_hsa_kernel_lookup(uint64_t kernel_object, stub_kernel_info_t *info) {
         info->kernarg_size = kd.kernarg_size;
         info->group_size = kd.group_size;
         info->private_size = kd.private_size;
+        info->dynamic_stack = kd.dynamic_stack;
+        info->max_flat_workgroup_size = k->max_flat_workgroup_size;
+        memcpy(info->reqd_workgroup_size, k->reqd_workgroup_size, sizeof info->reqd_workgroup_size);
+        info->uniform_work_group_size = k->uniform_work_group_size != 0;
         info->num_buffers = 0;
         for (uint32_t i = 0; i < k->num_args && info->num_buffers < STUB_KERNEL_MAX_BUFFERS; i++)
             if (k->args[i].kind == STUB_ARG_GLOBAL_BUFFER) info->buffer_offsets[info->num_buffers++] = k->args[i].offset;

@@ -82,7 +82,7 @@ def test_gpu_amd_info(gpu):
 
 def test_newer_amd_attributes_by_value(gpu, cpu):
     """Attributes newer than the ROCm 5.2 headers are answered by their value."""
-    assert agent_info(gpu, 0xA016, "uint64_t*")[0] == 10**9          # TIMESTAMP_FREQUENCY
+    assert agent_info(gpu, 0xA016, "uint64_t*")[0] == 10**8          # TIMESTAMP_FREQUENCY: the GPU counter
     assert agent_info(gpu, 0xA113, "hsa_agent_t*")[0].handle == cpu.handle   # NEAREST_CPU
     assert agent_info(gpu, 0xA111, "uint32_t*")[0] == 1              # NUM_XCC
 

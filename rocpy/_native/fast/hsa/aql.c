@@ -104,7 +104,11 @@ static int reserve(rocpy_aql_queue *q, uint64_t *index, int64_t *last) {
     return 0;
 }
 
-/* Body first, then header + setup in one atomic release store. */
+/* Body first, then header + setup in one atomic release store.  The sfence:
+ * with the ring in device memory (HSA_ALLOCATE_QUEUE_DEV_MEM=1) the body's
+ * stores go through a write-combining mapping that a release store does not
+ * order, so the header could reach the GPU before the body; ROCr puts an
+ * sfence before its header stores there (AqlQueue, amd_aql_queue.cpp). */
 static inline void publish(rocpy_aql_queue *q, uint64_t index, const char *packet, const void *kernarg,
                            uint64_t completion) {
     char local[PACKET_BYTES];
@@ -116,6 +120,9 @@ static inline void publish(rocpy_aql_queue *q, uint64_t index, const char *packe
     memcpy(slot + 4, local + 4, PACKET_BYTES - 4);
     uint32_t header_and_setup;
     memcpy(&header_and_setup, local, sizeof header_and_setup);
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_sfence();
+#endif
     __atomic_store_n((uint32_t *)slot, header_and_setup, __ATOMIC_RELEASE);
 }
 
@@ -126,11 +133,16 @@ static int wait_zero(rocpy_aql_queue *q, hsa_signal_t signal) {
     return 0;
 }
 
-/* A barrier-AND packet with the barrier bit and no dependencies (completion signal 0). */
+/* A barrier-AND packet with the barrier bit and no dependencies (completion
+ * signal 0).  System-scope acquire and release fences: its completion is what
+ * Queue.synchronize waits for, and work released only at agent scope
+ * (fences='agent') becomes visible to the host at this packet's release. */
 static void barrier_and_packet(char packet[PACKET_BYTES]) {
     memset(packet, 0, PACKET_BYTES);
     uint16_t header = (uint16_t)((HSA_PACKET_TYPE_BARRIER_AND << HSA_PACKET_HEADER_TYPE) |
-                                 (1u << HSA_PACKET_HEADER_BARRIER));
+                                 (1u << HSA_PACKET_HEADER_BARRIER) |
+                                 (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
+                                 (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE));
     memcpy(packet, &header, sizeof header);
 }
 
