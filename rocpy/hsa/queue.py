@@ -65,7 +65,11 @@ if TYPE_CHECKING:
 DEFAULT_SIZE = 4096
 DEFAULT_KERNARG_BYTES = 1 << 20
 DEFAULT_KERNARG_SEGMENTS = 4
-_WAIT_SLICE = 0.001   # how long the C fast path blocks at a time before it looks for errors
+# How long one blocking HSA wait lasts before rocpy looks for queue errors (and
+# Python for Ctrl-C).  Not shorter: ROCr's interrupt-signal wait polls 200 us,
+# then sleeps the time left truncated to whole milliseconds, so the last partial
+# millisecond of every slice is a busy loop (a 1 ms slice was 80 % busy).
+_WAIT_SLICE = 0.05
 
 _BARRIER = struct.Struct("<HHI5QQQ")   # hsa_barrier_and_packet_t / hsa_barrier_or_packet_t
 
@@ -541,7 +545,7 @@ class Queue(Handle):
             self._submitted(gen, None)
             closed = gen - 1
         ring = self._ring
-        hint = ticks(_WAIT_SLICE * 10)
+        hint = ticks(_WAIT_SLICE)
         while not ring.wait(closed, hint):
             if self._failed.status or self._h is None:
                 self._check()

@@ -136,3 +136,13 @@ def aql_overlap(enable: bool | None = None) -> bool:
     tests).
     """
     return bool(_stub()[1].rocpy_stub_aql_overlap(-1 if enable is None else int(bool(enable))))
+
+
+def hsa_busy_wait_ns() -> int:
+    """Nanoseconds the HSA signal waits so far would have spun on ROCr (cumulative).
+
+    ROCr's interrupt-signal wait polls 200 us, then sleeps for the time left
+    truncated to whole milliseconds: the last partial millisecond of every
+    finite timeout is a busy loop (all of it for ``HSA_WAIT_STATE_ACTIVE``).
+    """
+    return int(_stub()[1].rocpy_stub_hsa_busy_wait_ns())

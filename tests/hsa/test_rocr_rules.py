@@ -243,6 +243,60 @@ def test_without_the_barrier_bit_packets_overlap(q, vadd, fill, shared, stub_onl
     d2.close()
 
 
+# ---- 8. waits that do not spin ------------------------------------------------------------------
+
+@pytest.fixture
+def slow(gpu, limits, stub_only):
+    """`bounded` emulated as a kernel that runs 0.3 s."""
+    import time
+
+    from rocpy import stub
+    stub.register_kernel("bounded", lambda d: time.sleep(0.3))
+    return limits.kernel("bounded")
+
+
+def _busy_fraction(action) -> float:
+    import time
+
+    from rocpy import stub
+    busy, start = stub.hsa_busy_wait_ns(), time.monotonic_ns()
+    action()
+    return (stub.hsa_busy_wait_ns() - busy) / (time.monotonic_ns() - start)
+
+
+def test_synchronize_does_not_spin(q, slow, shared):
+    # before the fix: 10 ms slices, whose last partial millisecond ROCr's
+    # interrupt wait spins (8 % of the wait)
+    out = shared(64 * 4)
+    q.dispatch(slow, 64, 64, (out,))
+    assert _busy_fraction(lambda: q.synchronize(timeout=30)) < 0.05
+
+
+def test_waiting_for_a_kernarg_segment_does_not_spin(gpu, slow, shared):
+    # before the fix: the C fast path waited in 1 ms slices for the next kernarg
+    # segment to retire: 80 % of the wait spinning on ROCr
+    out = shared(64 * 4)
+    with gpu.create_queue(kernarg_bytes=2 * 4096, kernarg_segments=2) as q:
+        def fill_both_segments():
+            for _ in range(3 * 4096 // 64):      # the third segment's worth reuses the first
+                q.dispatch(slow, 64, 64, (out,))
+        from rocpy import stub
+        stub.register_kernel("bounded", _sleep_first())
+        assert _busy_fraction(fill_both_segments) < 0.05
+        q.synchronize(timeout=60)
+
+
+def _sleep_first():
+    import time
+    first = [True]
+
+    def run(d):
+        if first[0]:
+            first[0] = False
+            time.sleep(0.3)
+    return run
+
+
 # ---- 10. zero-size copy_async ------------------------------------------------------------------
 
 def test_zero_size_copy_async_keeps_nothing(gpu, coarse, shared):

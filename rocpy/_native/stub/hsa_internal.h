@@ -177,6 +177,10 @@ int stub_sig_wait_any(uint32_t n, stub_signal_t *const *sigs, const hsa_signal_c
                       const hsa_signal_value_t *values, uint64_t timeout_ns,
                       hsa_signal_value_t *value);
 
+/* Count what a waiter of ROCr's interrupt signals would spend spinning in a
+ * public wait of `timeout_ns` that took `elapsed_ns` (hsa_signal_ops.c). */
+void stub_sig_account_wait(uint64_t timeout_ns, hsa_wait_state_t hint, uint64_t elapsed_ns);
+
 /* Profiling timestamps kept with the signal, as the agent recorded them
  * (GPU ticks for dispatches and GPU copies, system ns for CPU copies). */
 void stub_sig_set_dispatch_time(stub_signal_t *s, uint64_t start, uint64_t end);

@@ -44,5 +44,9 @@ int rocpy_stub_device_count(void);
  * hardware may run them concurrently.  The default is
  * $ROCPY_STUB_AQL_OVERLAP (on when "1"). */
 int rocpy_stub_aql_overlap(int enable);
+/* Nanoseconds HSA signal waits would have spent spinning on ROCr (its
+ * interrupt wait turns the last partial millisecond of a finite timeout into
+ * a busy loop; HSA_WAIT_STATE_ACTIVE spins throughout); cumulative. */
+uint64_t rocpy_stub_hsa_busy_wait_ns(void);
 
 #endif
