@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from .. import codeobject
 from .._handle import Handle
 from ..codeobject.errors import ArgumentCountError, LaunchConfigError
-from ..errors import hsa_error
+from ..errors import NotSupportedError, hsa_error
 from ._common import agent_handle, api, read_info
 
 if TYPE_CHECKING:
@@ -38,6 +38,23 @@ if TYPE_CHECKING:
 
 
 DYNAMIC_STACK_BYTES = 1024   # HIP's default stack per work-item (hipLimitStackSize), ROCclr's
+
+# Hidden arguments ROCclr fills with runtime objects rocpy cannot provide yet
+# (VirtualGPU::submitKernelInternal): zeros would make the kernel dereference
+# null on a GPU, so a kernel declaring one is refused.  hidden_multigrid_sync_arg
+# is 0 there for every launch that is not cooperative, as rocpy's are.
+UNSUPPORTED_HIDDEN = {
+    "hidden_printf_buffer": "the printf buffer (ROCclr allocates it and prints it after the kernel)",
+    "hidden_hostcall_buffer": "the hostcall buffer (ROCclr's hostcall listener thread serves it; "
+                              "HIP's printf uses it)",
+    "hidden_heap_v1": "the device heap (device malloc/new, a failing assert; ROCclr allocates "
+                      "and initializes it)",
+    "hidden_default_queue": "a device-side enqueue queue",
+    "hidden_completion_action": "device-side enqueue",
+    "hidden_queue_ptr": "the queue pointer (the dispatching queue's amd_queue_t)",
+    "hidden_private_base": "the private aperture base (from the dispatching queue)",
+    "hidden_shared_base": "the shared aperture base (from the dispatching queue)",
+}
 
 
 def _destroy(lib: Any, executable: Any, reader: Any, _data: Any) -> None:
@@ -260,6 +277,17 @@ class Kernel(Handle):
         fixed = self.private_segment_size
         return max(fixed, DYNAMIC_STACK_BYTES) if self._dynamic_stack else fixed
 
+    def _check_hidden(self) -> None:
+        """Refuse a kernel whose metadata asks for a hidden argument rocpy cannot fill."""
+        for a in self.layout.hidden:
+            what = UNSUPPORTED_HIDDEN.get(a.value_kind)
+            if what is not None:
+                raise NotSupportedError(
+                    f"kernel {self.name!r} declares hidden argument {a.value_kind} "
+                    f"(offset {a.offset}): {what}; rocpy.hsa cannot provide it yet and a zero "
+                    "would fault on a GPU. Launch it through rocpy.hip, or build it without "
+                    "(code object v4: -mcode-object-version=4)")
+
     def _check_kernel_limits(self, g3: tuple[int, ...], w3: tuple[int, ...], total: int) -> None:
         """The kernel's own workgroup rules from its metadata (hipamd ihipLaunchKernel_validate,
         ihipModuleLaunchKernel): the hardware does not check them, the kernel computes garbage."""
@@ -334,6 +362,7 @@ class Kernel(Handle):
         g3 = g + (1,) * (3 - len(g))
         w3 = w + (1,) * (3 - len(w))
         self._check_kernel_limits(g3, w3, total)
+        self._check_hidden()
         if dynamic_lds < 0:
             raise LaunchConfigError(f"dynamic_lds must be non-negative, got {dynamic_lds}")
         group = (self.group_segment_size + dynamic_lds if group_segment_size is None

@@ -205,6 +205,26 @@ def test_the_stub_refuses_what_the_kernel_was_not_compiled_for(gpu, limits, wgru
         "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION"]
 
 
+# ---- 5. hidden arguments rocpy cannot fill -------------------------------------------------------
+
+def test_v5_kernel_with_hidden_buffers_is_refused(gpu, q, hip_kernel, shared):
+    # before the fix: the hostcall/heap/queue pointers were packed as zeros; the
+    # stub (as a GPU) faults on the null pointer and the process aborts
+    from rocpy.errors import NotSupportedError
+    path = hip_kernel("vadd", archs=(gpu.name,), flags=("-mcode-object-version=5",))
+    a = shared(256)
+    with hsa.Executable.load(gpu, path) as exe:
+        k = exe.kernel("vadd")
+        kinds = [h.value_kind for h in k.layout.hidden]
+        assert "hidden_hostcall_buffer" in kinds and "hidden_multigrid_sync_arg" in kinds
+        with pytest.raises(NotSupportedError, match=r"'vadd' declares hidden argument "
+                                                    r"hidden_hostcall_buffer \(offset \d+\): the hostcall"):
+            q.dispatch(k, 64, 64, (a, a, a, np.int32(64)))
+        with pytest.raises(NotSupportedError, match="hidden_hostcall_buffer"):
+            k.prepare(64, 64, (a, a, a, np.int32(64)))
+    assert q.write_index == 0
+
+
 # ---- 6. the barrier bit --------------------------------------------------------------------------
 
 def test_dependent_dispatches_are_ordered_by_default(q, vadd, fill, shared):

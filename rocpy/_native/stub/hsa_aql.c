@@ -33,6 +33,12 @@
  *   (ROCclr VirtualGPU::submitKernelInternal: max(StackSize(), private
  *   size), HIP's default stack 1024 bytes): the waves' scratch overlaps
  *                                        HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION
+ * Hidden arguments (code object v5) a kernel declares are taken as used: a
+ * buffer pointer (printf, hostcall, heap, device enqueue) that is 0 or not
+ * reachable, a queue pointer other than this queue, an aperture base of 0
+ * is what a GPU dereferences: a memory fault at that address.
+ * (hidden_multigrid_sync_arg is 0 for launches that are not cooperative, as
+ * ROCclr passes it, and is not checked.)
  * Memory the GPU may not access (a kernel object loaded for another agent,
  * kernarg or buffer arguments not mapped to it, memory no allocation covers
  * reached by the emulation: STUB_KERNEL_MEMORY_FAULT) is a GPU memory fault:
@@ -180,6 +186,18 @@ static outcome_t dispatch(stub_queue_t *q, const hsa_kernel_dispatch_packet_t *p
         memcpy(&ptr, kernarg + k.buffer_offsets[i], sizeof ptr);
         if (!first_buffer) first_buffer = ptr;
         if (ptr && !stub_hsa_accessible(q->agent, (const void *)(uintptr_t)ptr, 1)) return fault(q, ptr);
+    }
+    for (uint32_t i = 0; i < k.num_hidden; i++) {
+        uint64_t v = 0;
+        if (k.hidden[i].offset + k.hidden[i].size > k.kernarg_size) continue;
+        memcpy(&v, kernarg + k.hidden[i].offset, k.hidden[i].size);
+        bool bad;
+        switch (k.hidden[i].kind) {
+        case STUB_HIDDEN_QUEUE_PTR: bad = v != (uint64_t)(uintptr_t)&q->q; break;
+        case STUB_HIDDEN_APERTURE: bad = v == 0; break;
+        default: bad = v == 0 || !stub_hsa_accessible(q->agent, (const void *)(uintptr_t)v, 1); break;
+        }
+        if (bad) return fault(q, v);
     }
     if (stub_fault_fire(ROCPY_STUB_FAULT_MEMORY_FAULT))
         return fault(q, first_buffer ? first_buffer : (uint64_t)(uintptr_t)kernarg);

@@ -211,6 +211,13 @@ void stub_hsa_queues_shutdown(void);
 /* ---- executables (hsa_executable.c) ----------------------------------- */
 
 #define STUB_KERNEL_MAX_BUFFERS 64
+/* Hidden arguments a GPU dereferences or relies on (code object v5), and
+ * what ROCclr fills them with (VirtualGPU::submitKernelInternal). */
+typedef enum stub_hidden_kind {
+    STUB_HIDDEN_POINTER,     /* printf, hostcall, heap, default queue, completion action: a buffer */
+    STUB_HIDDEN_QUEUE_PTR,   /* the dispatching queue's amd_queue_t */
+    STUB_HIDDEN_APERTURE     /* private/shared aperture base (high half), from the queue */
+} stub_hidden_kind_t;
 /* What a dispatch needs to know about the kernel a kernel_object names. */
 typedef struct stub_kernel_info {
     char name[256];                  /* without ".kd" */
@@ -220,6 +227,8 @@ typedef struct stub_kernel_info {
     uint32_t max_flat_workgroup_size;   /* metadata; 0 if absent */
     uint32_t reqd_workgroup_size[3];    /* metadata; zeros if absent */
     bool uniform_work_group_size;       /* metadata */
+    uint32_t num_hidden;             /* hidden arguments whose value matters on hardware */
+    struct { uint32_t offset, size; stub_hidden_kind_t kind; } hidden[16];
     uint32_t num_buffers;            /* global buffer arguments */
     uint32_t buffer_offsets[STUB_KERNEL_MAX_BUFFERS];
 } stub_kernel_info_t;

@@ -381,6 +381,26 @@ def test_memory_fault_without_a_handler_aborts(kernel_path):
     assert "survived" not in proc.stdout
 
 
+def test_v5_hidden_buffers_left_zero_fault(hip_kernel):
+    # vadd built for code object v5 declares hidden_hostcall_buffer, _heap_v1 and
+    # _queue_ptr: zeros there are null dereferences on a GPU (ROCclr fills them)
+    path = hip_kernel("vadd", flags=("-mcode-object-version=5",))
+    proc = run_python("""
+    import time
+    gpu, cpu = gpu_agents()[0], cpu_agent()
+    k = Kernel({path!r}, gpu, "vadd")
+    kernarg = allocate(find_pool(cpu, fine=True, kernarg=True), 512)
+    check(lib.hsa_amd_memory_fill(kernarg, 0, 128))
+    allow(kernarg, gpu)
+    q = queue(gpu, 64, error_recorder()[0])
+    dispatch(q, k.object, kernarg)
+    time.sleep(5)
+    print("survived")
+    """.format(path=path))
+    assert_aborts(proc, "GPU memory fault", "on address (nil)")
+    assert "survived" not in proc.stdout
+
+
 def test_injected_memory_fault_reaches_the_system_event_handler(kernel_path):
     proc = run_python(FAULT_PRELUDE.format(path=kernel_path("vadd")) + """
     allow(kernarg, gpu)
