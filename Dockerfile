@@ -16,4 +16,4 @@ SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 # the same install script as CI, pointed at the image's ROCm
 RUN bash tools/install.sh && rm -rf /var/lib/apt/lists/*
 
-CMD ["python3", "-m", "pytest", "-q"]
+CMD ["bash", "-c", "python3 -m rocpy selftest && python3 -m pytest -q"]
