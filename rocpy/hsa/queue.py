@@ -71,6 +71,8 @@ DEFAULT_KERNARG_SEGMENTS = 4
 # millisecond of every slice is a busy loop (a 1 ms slice was 80 % busy).
 _WAIT_SLICE = 0.05
 
+_FULL = -4   # ROCPY_AQL_FULL (aql.h): no space within one wait slice, nothing submitted
+
 _BARRIER = struct.Struct("<HHI5QQQ")   # hsa_barrier_and_packet_t / hsa_barrier_or_packet_t
 
 
@@ -342,6 +344,18 @@ class Queue(Handle):
             self._gen = gen
         self._refs.append(refs)
 
+    def _wait_for_space(self, retry: Callable[[], int] | None) -> int:
+        """After ROCPY_AQL_FULL (one wait slice without ring space or a free kernarg
+        segment, nothing submitted): raise the queue's error if it failed, note a
+        kernarg generation the attempt opened, then `retry()`.  Returning to
+        Python between slices is what lets Ctrl-C interrupt a full queue."""
+        if self._failed.status or self._h is None:
+            self._check()
+        gen = self._lib.rocpy_aql_generation(self._live_aql())
+        if gen != self._gen:
+            self._submitted(gen, None)
+        return retry() if retry is not None else _FULL
+
     def _c_error(self, code: int) -> None:
         lib = self._lib
         if code == lib.ROCPY_AQL_FAILED:
@@ -403,6 +417,9 @@ class Queue(Handle):
             if self._h is None:       # closed by another thread: close frees the C state
                 raise self._closed_error()
             gen = self._dispatch_c(self._aql, packet, kernarg, kernel._kernarg_len, sig)
+            while gen == _FULL:
+                gen = self._wait_for_space(lambda: self._dispatch_c(
+                    self._live_aql(), packet, kernarg, kernel._kernarg_len, sig))
             if gen != self._gen:
                 self._submitted(gen, (args, completion_signal))
             else:
@@ -453,8 +470,14 @@ class Queue(Handle):
             if not n:
                 return
             with self._lock:
-                gen = lib.rocpy_aql_submit_repeat(self._live_aql(), d._packet, d._kernarg, len(d._kernarg),
-                                                  0, n)
+                left = n
+                while True:
+                    gen = lib.rocpy_aql_submit_repeat(self._live_aql(), d._packet, d._kernarg,
+                                                      len(d._kernarg), 0, left)
+                    if gen != _FULL:
+                        break
+                    left -= lib.rocpy_aql_done(self._aql)
+                    self._wait_for_space(None)
                 self._submitted(gen, d)
             return
         if count is not None:
@@ -469,9 +492,15 @@ class Queue(Handle):
             self._refuse(items)
         if not records:
             return
-        blob = b"".join(records)
         with self._lock:
-            gen = lib.rocpy_aql_submit(self._live_aql(), blob, len(blob), len(records), _ffi_null())
+            while True:
+                blob = b"".join(records)
+                gen = lib.rocpy_aql_submit(self._live_aql(), blob, len(blob), len(records),
+                                           _ffi_null())
+                if gen != _FULL:
+                    break
+                records = records[lib.rocpy_aql_done(self._aql):]
+                self._wait_for_space(None)
             self._submitted(gen, items)
 
     def _refuse(self, items: Sequence[Any]) -> None:
@@ -513,6 +542,9 @@ class Queue(Handle):
         packet = _BARRIER.pack(header, 0, 0, *handles, 0, sig)
         with self._lock:
             gen = lib.rocpy_aql_dispatch(self._live_aql(), packet, b"", 0, 0)
+            while gen == _FULL:
+                gen = self._wait_for_space(
+                    lambda: lib.rocpy_aql_dispatch(self._live_aql(), packet, b"", 0, 0))
             self._submitted(gen, (deps, completion_signal))
 
     def barrier_and(self, deps: Sequence[Signal | None], completion_signal: Signal | None = None,
@@ -542,6 +574,8 @@ class Queue(Handle):
         deadline = None if limit is None else time.monotonic() + limit
         with self._lock:
             gen = lib.rocpy_aql_close_segment(self._live_aql())
+            while gen == _FULL:
+                gen = self._wait_for_space(lambda: lib.rocpy_aql_close_segment(self._live_aql()))
             self._submitted(gen, None)
             closed = gen - 1
         ring = self._ring

@@ -306,14 +306,51 @@ def test_waiting_for_a_kernarg_segment_does_not_spin(gpu, slow, shared):
         q.synchronize(timeout=60)
 
 
-def _sleep_first():
+@pytest.mark.parametrize("how", ["dispatch", "dispatch_many", "repeat"])
+def test_ctrl_c_interrupts_a_dispatch_into_a_full_queue(gpu, limits, shared, stub_only, how):
+    # before the fix: the C fast path waited for ring space without returning to
+    # Python, so Ctrl-C waited for the GPU (here 2 s)
+    import signal
+    import threading
+    import time
+
+    from rocpy import stub
+    from rocpy.hsa.queue import _FULL
+    assert _FULL == hsa.lib.ROCPY_AQL_FULL
+    stub.register_kernel("bounded", _sleep_first(2.0))
+    k = limits.kernel("bounded")
+    out = shared(64 * 4)
+    size = gpu.queue_min_size
+    with gpu.create_queue(size=size) as q:
+        d = hsa.Dispatch(k, 64, 64, (out,))
+        timer = threading.Timer(0.3, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT))
+        start = time.monotonic()
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            for _ in range(4 * size):
+                if how == "dispatch":
+                    q.dispatch(k, 64, 64, (out,))
+                elif how == "dispatch_many":
+                    q.dispatch_many([d] * 8)
+                else:
+                    q.dispatch_many(d, count=8)
+        waited = time.monotonic() - start
+        timer.join()
+        assert waited < 1.0                 # within a wait slice or two of the signal
+        q.synchronize(timeout=30)           # what was submitted still runs; the queue works
+        q.dispatch(k, 64, 64, (out,))
+        q.synchronize(timeout=30)
+        d.close()
+
+
+def _sleep_first(seconds: float = 0.3):
     import time
     first = [True]
 
     def run(d):
         if first[0]:
             first[0] = False
-            time.sleep(0.3)
+            time.sleep(seconds)
     return run
 
 
