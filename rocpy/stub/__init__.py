@@ -6,8 +6,7 @@ Only meaningful on the ``stub`` backend; every function raises
 from __future__ import annotations
 
 from .control import (Dispatch, aql_overlap, clear_faults, device_count, hsa_busy_wait_ns, inject,
-                      live_allocations,
-                      register_kernel, unregister_kernel)
+                      live_allocations, register_kernel, unregister_kernel)
 
-__all__ = ["Dispatch", "aql_overlap", "clear_faults", "device_count", "hsa_busy_wait_ns", "inject", "live_allocations",
-           "register_kernel", "unregister_kernel"]
+__all__ = ["Dispatch", "aql_overlap", "clear_faults", "device_count", "hsa_busy_wait_ns", "inject",
+           "live_allocations", "register_kernel", "unregister_kernel"]
