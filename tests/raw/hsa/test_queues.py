@@ -485,3 +485,25 @@ def test_kernel_loaded_for_another_gpu_faults(kernel_path):
     time.sleep(5)
     """.format(path=kernel_path("empty")), env={"ROCPY_STUB_DEVICES": "2"})
     assert_aborts(proc, "Memory access fault by GPU node-2")
+
+
+# ---- the kernel's own limits (hsa_aql.c) -----------------------------------------------------
+
+def test_kernel_metadata_limits_stop_the_queue(setup, hip_kernel):
+    # tests/kernels/limits.hip: bounded has .max_flat_workgroup_size 64; recursive a
+    # dynamic stack (private segment: max(fixed, 1024)); the raw packets carry private 0
+    s = setup
+    path = hip_kernel("limits")
+    cases = [("bounded", (128, 1, 1), lib.HSA_STATUS_ERROR_INVALID_ARGUMENT),
+             ("recursive", (64, 1, 1), lib.HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION)]
+    for name, block, status in cases:
+        k = Kernel(path, s.gpu, name)
+        callback, errors = error_recorder()
+        q = queue(s.gpu, 64, callback)
+        dispatch(q, k.object, s.kernarg, grid=block, block=block)
+        deadline = time.monotonic() + 10
+        while not errors and time.monotonic() < deadline:
+            time.sleep(0.001)
+        assert [e[0] for e in errors] == [status], name
+        check(lib.hsa_queue_destroy(q))
+        k.close()
