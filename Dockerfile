@@ -18,4 +18,4 @@ SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 # a venv /src/.venv, rocpy built in place
 RUN bash tools/install.sh && rm -rf /var/lib/apt/lists/*
 
-CMD ["/src/.venv/bin/python", "-m", "pytest", "-q"]
+CMD ["bash", "-c", "/src/.venv/bin/rocpy selftest && /src/.venv/bin/python -m pytest -q"]

@@ -12,7 +12,7 @@ import sys
 from typing import List, Optional
 
 #: Modules providing subcommands, in the order ``--help`` lists them.
-COMMANDS = ("rocpy._cli.info", "rocpy._cli.bench", "rocpy._cli.inspect")
+COMMANDS = ("rocpy._cli.info", "rocpy._cli.bench", "rocpy._cli.inspect", "rocpy._cli.selftest")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -38,7 +38,7 @@ class Dispatch(Handle):
                  "completion_signal", "kernel")
 
     def __init__(self, kernel: Kernel, grid: Any, workgroup: Any, args: Sequence[Any] = (), *,
-                 completion_signal: Signal | None = None, barrier: bool = False,
+                 completion_signal: Signal | None = None, barrier: bool = True,
                  fences: Any = None, group_segment_size: int | None = None,
                  private_segment_size: int | None = None, dynamic_lds: int = 0) -> None:
         if not isinstance(kernel, Kernel):

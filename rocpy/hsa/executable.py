@@ -29,12 +29,32 @@ from typing import TYPE_CHECKING, Any
 from .. import codeobject
 from .._handle import Handle
 from ..codeobject.errors import ArgumentCountError, LaunchConfigError
-from ..errors import hsa_error
+from ..errors import NotSupportedError, hsa_error
 from ._common import agent_handle, api, read_info
 
 if TYPE_CHECKING:
     from ..codeobject import CodeObject, KernargLayout, KernelArg, KernelInfo
     from .agent import Agent
+
+
+DYNAMIC_STACK_BYTES = 1024   # HIP's default stack per work-item (hipLimitStackSize), ROCclr's
+
+# Hidden arguments ROCclr fills with runtime objects rocpy cannot provide yet
+# (VirtualGPU::submitKernelInternal): zeros would make the kernel dereference
+# null on a GPU, so a kernel declaring one is refused.  hidden_multigrid_sync_arg
+# is 0 there for every launch that is not cooperative, as rocpy's are.
+UNSUPPORTED_HIDDEN = {
+    "hidden_printf_buffer": "the printf buffer (ROCclr allocates it and prints it after the kernel)",
+    "hidden_hostcall_buffer": "the hostcall buffer (ROCclr's hostcall listener thread serves it; "
+                              "HIP's printf uses it)",
+    "hidden_heap_v1": "the device heap (device malloc/new, a failing assert; ROCclr allocates "
+                      "and initializes it)",
+    "hidden_default_queue": "a device-side enqueue queue",
+    "hidden_completion_action": "device-side enqueue",
+    "hidden_queue_ptr": "the queue pointer (the dispatching queue's amd_queue_t)",
+    "hidden_private_base": "the private aperture base (from the dispatching queue)",
+    "hidden_shared_base": "the shared aperture base (from the dispatching queue)",
+}
 
 
 def _destroy(lib: Any, executable: Any, reader: Any, _data: Any) -> None:
@@ -242,6 +262,50 @@ class Kernel(Handle):
         # frees); dispatches keep the executable itself alive
         super().__init__(sym[0], None)
 
+    @property
+    def _dynamic_stack(self) -> bool:
+        return bool(self.dynamic_callstack or self.info.uses_dynamic_stack)
+
+    @property
+    def private_size_needed(self) -> int:
+        """The private segment bytes per work-item a dispatch must give this kernel.
+
+        Its fixed size; with a dynamic call stack (recursion, indirect calls)
+        max(fixed size, `DYNAMIC_STACK_BYTES`), as ROCclr's
+        VirtualGPU::submitKernelInternal sets (max(StackSize(), private size)).
+        """
+        fixed = self.private_segment_size
+        return max(fixed, DYNAMIC_STACK_BYTES) if self._dynamic_stack else fixed
+
+    def _check_hidden(self) -> None:
+        """Refuse a kernel whose metadata asks for a hidden argument rocpy cannot fill."""
+        for a in self.layout.hidden:
+            what = UNSUPPORTED_HIDDEN.get(a.value_kind)
+            if what is not None:
+                raise NotSupportedError(
+                    f"kernel {self.name!r} declares hidden argument {a.value_kind} "
+                    f"(offset {a.offset}): {what}; rocpy.hsa cannot provide it yet and a zero "
+                    "would fault on a GPU. Launch it through rocpy.hip, or build it without "
+                    "(code object v4: -mcode-object-version=4)")
+
+    def _check_kernel_limits(self, g3: tuple[int, ...], w3: tuple[int, ...], total: int) -> None:
+        """The kernel's own workgroup rules from its metadata (hipamd ihipLaunchKernel_validate,
+        ihipModuleLaunchKernel): the hardware does not check them, the kernel computes garbage."""
+        info = self.info
+        limit = info.max_flat_workgroup_size
+        if limit and total > limit:
+            raise LaunchConfigError(f"a workgroup of {total} work-items; kernel {self.name!r} was "
+                                    f"compiled for at most {limit} (max_flat_workgroup_size, "
+                                    "__launch_bounds__)")
+        reqd = info.reqd_workgroup_size
+        if reqd and tuple(reqd) + (1,) * (3 - len(reqd)) != tuple(w3):
+            raise LaunchConfigError(f"kernel {self.name!r} requires workgroup {tuple(reqd)} "
+                                    f"(reqd_work_group_size), got {tuple(w3)}")
+        if info.uniform_work_group_size and any(g % w for g, w in zip(g3, w3)):
+            raise LaunchConfigError(f"kernel {self.name!r} was compiled for uniform workgroups "
+                                    f"(uniform_work_group_size): grid {tuple(g3)} is not a "
+                                    f"multiple of workgroup {tuple(w3)}")
+
     def __repr__(self) -> str:
         state = "closed" if self._h is None else f"object={self.object:#x}"
         return f"<hsa.Kernel {self.name} {state} kernarg={self.kernarg_segment_size}>"
@@ -270,10 +334,17 @@ class Kernel(Handle):
         data = self._pack(args, grid, workgroup, None, dynamic_lds, None)
         return data + self._pad_bytes if self._kernarg_pad else data
 
-    def packet(self, grid: Any, workgroup: Any, *, barrier: bool = False, fences: Any = None,
+    def packet(self, grid: Any, workgroup: Any, *, barrier: bool = True, fences: Any = None,
                group_segment_size: int | None = None, private_segment_size: int | None = None,
                dynamic_lds: int = 0, completion_signal: int = 0) -> bytes:
-        """The 64-byte kernel dispatch packet (header included; no kernarg address)."""
+        """The 64-byte kernel dispatch packet (header included; no kernarg address).
+
+        Checks the agent's limits and the kernel's own (metadata:
+        ``max_flat_workgroup_size``, ``reqd_workgroup_size``,
+        ``uniform_work_group_size``); the private segment defaults to what
+        the kernel needs: its fixed size, and for a dynamic call stack at
+        least HIP's default stack (`DYNAMIC_STACK_BYTES`), as ROCclr does.
+        """
         _, lib = api()
         g = _dims(grid, "grid", (1 << 32) - 1)
         max_size, max_dim = self._max_wg
@@ -290,11 +361,18 @@ class Kernel(Handle):
         ndim = max(len(g), len(w))
         g3 = g + (1,) * (3 - len(g))
         w3 = w + (1,) * (3 - len(w))
+        self._check_kernel_limits(g3, w3, total)
+        self._check_hidden()
         if dynamic_lds < 0:
             raise LaunchConfigError(f"dynamic_lds must be non-negative, got {dynamic_lds}")
         group = (self.group_segment_size + dynamic_lds if group_segment_size is None
                  else group_segment_size)
-        private = self.private_segment_size if private_segment_size is None else private_segment_size
+        private = self.private_size_needed if private_segment_size is None else private_segment_size
+        if private < self.private_size_needed:
+            raise LaunchConfigError(
+                f"private_segment_size={private} is less than kernel {self.name!r} needs "
+                f"({self.private_size_needed} bytes per work-item"
+                + (", a dynamic call stack" if self._dynamic_stack else "") + ")")
         if not 0 <= group < 1 << 32 or not 0 <= private < 1 << 32:
             raise LaunchConfigError("segment sizes must fit in 32 bits unsigned")
         header = ((lib.HSA_PACKET_TYPE_KERNEL_DISPATCH << lib.HSA_PACKET_HEADER_TYPE) |

@@ -326,6 +326,22 @@ class Buffer(Handle):
         with self._lock:
             self._granted.update(a._hv for a in agents)
 
+    def _reachable_by(self, agent: Any) -> bool:
+        """Whether `agent` may access this memory: its owner, granted, or allowed by default.
+
+        Region memory (hsa_memory_allocate) of the system is mapped to every
+        agent; a pool's other agents need `allow_access` unless the pool
+        allows them by default (ROCr amd_memory_region.cpp: pool memory is
+        allocated restricted and mapped for an agent only at AllowAccess).
+        """
+        hv = agent._hv
+        if hv == self.agent._hv or hv in self._granted:
+            return True
+        place = self.pool
+        if isinstance(place, Pool):
+            return place.access(agent).allowed
+        return place.is_system
+
     def _check_cpu_access(self) -> None:
         place = self.pool
         if place.is_system:

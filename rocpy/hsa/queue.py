@@ -65,7 +65,13 @@ if TYPE_CHECKING:
 DEFAULT_SIZE = 4096
 DEFAULT_KERNARG_BYTES = 1 << 20
 DEFAULT_KERNARG_SEGMENTS = 4
-_WAIT_SLICE = 0.001   # how long the C fast path blocks at a time before it looks for errors
+# How long one blocking HSA wait lasts before rocpy looks for queue errors (and
+# Python for Ctrl-C).  Not shorter: ROCr's interrupt-signal wait polls 200 us,
+# then sleeps the time left truncated to whole milliseconds, so the last partial
+# millisecond of every slice is a busy loop (a 1 ms slice was 80 % busy).
+_WAIT_SLICE = 0.05
+
+_FULL = -4   # ROCPY_AQL_FULL (aql.h): no space within one wait slice, nothing submitted
 
 _BARRIER = struct.Struct("<HHI5QQQ")   # hsa_barrier_and_packet_t / hsa_barrier_or_packet_t
 
@@ -304,24 +310,19 @@ class Queue(Handle):
         self._profiling = bool(enable)
 
     def dispatch_time(self, signal: Signal) -> DispatchTime:
-        """When the dispatch that completed `signal` ran, in system ticks (profiling on)."""
+        """When the dispatch that completed `signal` ran, in system ticks (profiling on).
+
+        hsa_amd_profiling_get_dispatch_time already returns system-domain
+        times (ROCr GpuAgent::TranslateTime): no further conversion.
+        """
         ffi, lib = api()
         self._require_open()
         h = signal_handle(signal)
         out = ffi.new("hsa_amd_profiling_dispatch_time_t *")
-        agent = self._agent_h
-        st = lib.hsa_amd_profiling_get_dispatch_time(agent, h, out)
+        st = lib.hsa_amd_profiling_get_dispatch_time(self._agent_h, h, out)
         if st:
             raise hsa_error(st, "hsa_amd_profiling_get_dispatch_time")
-        conv = ffi.new("uint64_t *")
-
-        def system_ticks(tick: int) -> int:
-            st = lib.hsa_amd_profiling_convert_tick_to_system_domain(agent, tick, conv)
-            if st:
-                raise hsa_error(st, "hsa_amd_profiling_convert_tick_to_system_domain")
-            return conv[0]
-
-        return DispatchTime(system_ticks(out.start), system_ticks(out.end), timestamp_frequency())
+        return DispatchTime(out.start, out.end, timestamp_frequency())
 
     # ---- submission (under self._lock) ----------------------------------------------------
 
@@ -343,6 +344,18 @@ class Queue(Handle):
             self._gen = gen
         self._refs.append(refs)
 
+    def _wait_for_space(self, retry: Callable[[], int] | None) -> int:
+        """After ROCPY_AQL_FULL (one wait slice without ring space or a free kernarg
+        segment, nothing submitted): raise the queue's error if it failed, note a
+        kernarg generation the attempt opened, then `retry()`.  Returning to
+        Python between slices is what lets Ctrl-C interrupt a full queue."""
+        if self._failed.status or self._h is None:
+            self._check()
+        gen = self._lib.rocpy_aql_generation(self._live_aql())
+        if gen != self._gen:
+            self._submitted(gen, None)
+        return retry() if retry is not None else _FULL
+
     def _c_error(self, code: int) -> None:
         lib = self._lib
         if code == lib.ROCPY_AQL_FAILED:
@@ -355,7 +368,7 @@ class Queue(Handle):
         raise ValueError(f"malformed dispatch record (code {code})")
 
     def dispatch(self, kernel: Kernel, grid: Any, workgroup: Any, args: Sequence[Any] = (), *,
-                 completion_signal: Signal | None = None, barrier: bool = False,
+                 completion_signal: Signal | None = None, barrier: bool = True,
                  fences: Any = None, group_segment_size: int | None = None,
                  private_segment_size: int | None = None, dynamic_lds: int = 0) -> None:
         """Submit one kernel dispatch packet.
@@ -363,14 +376,17 @@ class Queue(Handle):
         ``grid`` in work-items and ``workgroup`` in work-items per group (an
         int or 1 to 3 ints); ``args`` packed from the kernel's metadata;
         ``completion_signal`` decremented when the kernel is done;
-        ``barrier`` waits for every earlier packet; ``fences`` None (system
+        ``barrier`` (default True, as ROCclr sets it on every HIP dispatch)
+        waits for every earlier packet: without it the packet may start
+        before earlier ones finish, so only independent work may pass
+        ``barrier=False``; ``fences`` None (system
         acquire and release), one scope or an (acquire, release) pair of
         ``'none'``/``'agent'``/``'system'``; the segment sizes default to the
         kernel's (plus ``dynamic_lds`` bytes of group memory).
         """
         if self._bad:
             self._check()
-        if (barrier or dynamic_lds or fences is not None or group_segment_size is not None
+        if (not barrier or dynamic_lds or fences is not None or group_segment_size is not None
                 or private_segment_size is not None):
             key: tuple[Any, ...] = (kernel, grid, workgroup, barrier, fences, group_segment_size,
                                     private_segment_size, dynamic_lds)
@@ -401,6 +417,9 @@ class Queue(Handle):
             if self._h is None:       # closed by another thread: close frees the C state
                 raise self._closed_error()
             gen = self._dispatch_c(self._aql, packet, kernarg, kernel._kernarg_len, sig)
+            while gen == _FULL:
+                gen = self._wait_for_space(lambda: self._dispatch_c(
+                    self._live_aql(), packet, kernarg, kernel._kernarg_len, sig))
             if gen != self._gen:
                 self._submitted(gen, (args, completion_signal))
             else:
@@ -451,8 +470,14 @@ class Queue(Handle):
             if not n:
                 return
             with self._lock:
-                gen = lib.rocpy_aql_submit_repeat(self._live_aql(), d._packet, d._kernarg, len(d._kernarg),
-                                                  0, n)
+                left = n
+                while True:
+                    gen = lib.rocpy_aql_submit_repeat(self._live_aql(), d._packet, d._kernarg,
+                                                      len(d._kernarg), 0, left)
+                    if gen != _FULL:
+                        break
+                    left -= lib.rocpy_aql_done(self._aql)
+                    self._wait_for_space(None)
                 self._submitted(gen, d)
             return
         if count is not None:
@@ -467,9 +492,15 @@ class Queue(Handle):
             self._refuse(items)
         if not records:
             return
-        blob = b"".join(records)
         with self._lock:
-            gen = lib.rocpy_aql_submit(self._live_aql(), blob, len(blob), len(records), _ffi_null())
+            while True:
+                blob = b"".join(records)
+                gen = lib.rocpy_aql_submit(self._live_aql(), blob, len(blob), len(records),
+                                           _ffi_null())
+                if gen != _FULL:
+                    break
+                records = records[lib.rocpy_aql_done(self._aql):]
+                self._wait_for_space(None)
             self._submitted(gen, items)
 
     def _refuse(self, items: Sequence[Any]) -> None:
@@ -511,6 +542,9 @@ class Queue(Handle):
         packet = _BARRIER.pack(header, 0, 0, *handles, 0, sig)
         with self._lock:
             gen = lib.rocpy_aql_dispatch(self._live_aql(), packet, b"", 0, 0)
+            while gen == _FULL:
+                gen = self._wait_for_space(
+                    lambda: lib.rocpy_aql_dispatch(self._live_aql(), packet, b"", 0, 0))
             self._submitted(gen, (deps, completion_signal))
 
     def barrier_and(self, deps: Sequence[Signal | None], completion_signal: Signal | None = None,
@@ -540,10 +574,12 @@ class Queue(Handle):
         deadline = None if limit is None else time.monotonic() + limit
         with self._lock:
             gen = lib.rocpy_aql_close_segment(self._live_aql())
+            while gen == _FULL:
+                gen = self._wait_for_space(lambda: lib.rocpy_aql_close_segment(self._live_aql()))
             self._submitted(gen, None)
             closed = gen - 1
         ring = self._ring
-        hint = ticks(_WAIT_SLICE * 10)
+        hint = ticks(_WAIT_SLICE)
         while not ring.wait(closed, hint):
             if self._failed.status or self._h is None:
                 self._check()

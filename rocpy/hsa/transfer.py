@@ -18,7 +18,7 @@ from .. import _reaper
 from ..errors import hsa_error
 from ._common import agent_handle, api, signal_handle, unsigned
 from .locked import LockedMemory
-from .memory import Buffer
+from .memory import AccessError, Buffer
 
 if TYPE_CHECKING:
     from .agent import Agent
@@ -47,14 +47,49 @@ def _agent_of(x: Any, given: Agent | None, what: str) -> Any:
     raise ValueError(f"{what}: the agent of a raw address must be given ({what}_agent=)")
 
 
+def _gpu_of(x: Any) -> Any:
+    """The GPU agent whose memory `x` is, or None (system memory, or a raw address)."""
+    if isinstance(x, Buffer) and x.agent.is_gpu:
+        return x.agent
+    return None
+
+
+def _reachable(x: Any, agent: Any) -> bool:
+    """Whether `agent` may access `x` as rocpy knows it (raw addresses: unknown, assumed)."""
+    if isinstance(x, Buffer):
+        return x._reachable_by(agent)
+    if isinstance(x, LockedMemory):
+        return agent.is_cpu or not x.agents or any(a._hv == agent._hv for a in x.agents)
+    return True
+
+
+def _refuse_unreachable(x: Any, agent: Any, what: str, how: str) -> None:
+    if not _reachable(x, agent):
+        fix = (f"{what}.allow_access([agent])" if isinstance(x, Buffer)
+               else "lock it for that agent (hsa.lock(array, agents=[...]))")
+        raise AccessError(f"{what} is not accessible to {agent.type} {agent.name!r}, which "
+                          f"{how}: on a GPU the copy faults and the process aborts; grant access "
+                          f"first: {fix}")
+
+
 def copy(dst: Any, src: Any, size: int) -> None:
     """Copy `size` bytes now (hsa_memory_copy; blocks until done).
 
     `dst` and `src` are Buffers, locked host memory, cffi pointers or int
-    addresses.
+    addresses.  A copy between a GPU's memory and system memory runs on that
+    GPU (ROCr Runtime::CopyMemory: a blit kernel); system memory rocpy
+    allocated or locked must then be accessible to it (`Buffer.allow_access`,
+    `hsa.lock(..., agents=)`), else `AccessError`: on hardware the GPU would
+    fault.  Plain host memory (numpy arrays, raw addresses) ROCr locks itself.
     """
     ffi, lib = api()
     d, s, size = _ends(dst, src, size)
+    if size:
+        dg, sg = _gpu_of(dst), _gpu_of(src)
+        if dg is not None and sg is None:
+            _refuse_unreachable(src, dg, "src", "copies it (hsa_memory_copy)")
+        elif sg is not None and dg is None:
+            _refuse_unreachable(dst, sg, "dst", "copies it (hsa_memory_copy)")
     st = lib.hsa_memory_copy(ffi.cast("void *", d), ffi.cast("void *", s), size)
     if st:
         raise hsa_error(st, "hsa_memory_copy")
@@ -81,12 +116,21 @@ def copy_async(dst: Any, src: Any, size: int, *, completion: Signal, deps: Seque
 
     Starts once every signal in `deps` is 0; decrements `completion` when
     done.  The agents default to the buffers' owners (the CPU for locked
-    host memory); give them for raw addresses.  Buffers, locked memory and
-    signals stay alive until `completion` drops to 0 or below.
+    host memory); give them for raw addresses.  The copy runs on the source
+    agent if it is a GPU, else on the destination agent (ROCr
+    Runtime::CopyMemory), which must be able to access both ends
+    (`AccessError` otherwise).  Buffers, locked memory and signals stay
+    alive until `completion` drops to 0 or below.  A copy of 0 bytes does
+    nothing and never signals (as ROCr): nothing is kept for it.
     """
     ffi, lib = api()
     d, s, size = _ends(dst, src, size)
     da, sa = _agent_of(dst, dst_agent, "dst"), _agent_of(src, src_agent, "src")
+    if size:
+        engine = _engine_agent(dst, dst_agent, src, src_agent)
+        if engine is not None:
+            _refuse_unreachable(dst, engine, "dst", "runs the copy")
+            _refuse_unreachable(src, engine, "src", "runs the copy")
     done = signal_handle(completion, "completion")
     deps = list(deps)
     handles = ffi.new("hsa_signal_t[]", max(len(deps), 1))
@@ -96,7 +140,24 @@ def copy_async(dst: Any, src: Any, size: int, *, completion: Signal, deps: Seque
                                        len(deps), handles if deps else ffi.NULL, done)
     if st:
         raise hsa_error(st, "hsa_amd_memory_async_copy")
-    _reaper.keep_alive_until(completion._reached_zero, dst, src, completion, deps)
+    if size:   # ROCr returns at once for 0 bytes: the signal never moves
+        _reaper.keep_alive_until(completion._reached_zero, dst, src, completion, deps)
+
+
+def _engine_agent(dst: Any, dst_agent: Any, src: Any, src_agent: Any) -> Any:
+    """The rocpy Agent that runs an async copy: the source's if a GPU, else the destination's."""
+    def agent(x: Any, given: Any) -> Any:
+        if given is not None:
+            return given
+        if isinstance(x, Buffer):
+            return x.agent
+        if isinstance(x, LockedMemory):
+            return x.cpu
+        return None
+    s, d = agent(src, src_agent), agent(dst, dst_agent)
+    if s is not None and s.is_gpu:
+        return s
+    return d if d is not None else s
 
 
 def fill(dst: Any, value: int, count: int | None = None) -> None:

@@ -124,3 +124,25 @@ def live_allocations() -> int:
 def device_count() -> int:
     """Devices the stub exposes (after HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES)."""
     return int(_stub()[1].rocpy_stub_device_count())
+
+
+def aql_overlap(enable: bool | None = None) -> bool:
+    """The HSA packet processors' overlap mode; set it when `enable` is given.
+
+    On, kernel dispatches without the barrier bit start before the packets
+    ahead of them finish (the later first), as hardware may run them
+    concurrently, so a missing barrier gives wrong results.  Returns the mode
+    before the call.  Defaults to ``$ROCPY_STUB_AQL_OVERLAP`` (on in rocpy's
+    tests).
+    """
+    return bool(_stub()[1].rocpy_stub_aql_overlap(-1 if enable is None else int(bool(enable))))
+
+
+def hsa_busy_wait_ns() -> int:
+    """Nanoseconds the HSA signal waits so far would have spun on ROCr (cumulative).
+
+    ROCr's interrupt-signal wait polls 200 us, then sleeps for the time left
+    truncated to whole milliseconds: the last partial millisecond of every
+    finite timeout is a busy loop (all of it for ``HSA_WAIT_STATE_ACTIVE``).
+    """
+    return int(_stub()[1].rocpy_stub_hsa_busy_wait_ns())

@@ -97,6 +97,7 @@ def test_dispatch_fill_into_gpu_memory(q, fill, gpu, host_pool):
     q.dispatch(fill, 1024, 64, (dev, 0xC0FFEE, 1000), completion_signal=done)
     done.wait("eq", 0, timeout=30, raise_on_timeout=True)
     out = host_pool.allocate(4096)
+    out.allow_access([gpu])            # the GPU's blit kernel writes it
     hsa.copy(out, dev, 4096)
     got = out.numpy(np.uint32)
     assert (got[:1000] == 0xC0FFEE).all() and (got[1000:] == 0).all()

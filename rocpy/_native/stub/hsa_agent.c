@@ -277,7 +277,7 @@ static hsa_status_t gpu_info(const stub_hsa_agent_t *a, int attribute, void *val
     case STUB_AMD_AGENT_INFO_MEMORY_AVAIL:
         *(uint64_t *)value = d->global_mem_size - stub_mem_used(a->device);
         break;
-    case STUB_AMD_AGENT_INFO_TIMESTAMP_FREQUENCY: *(uint64_t *)value = 1000000000ull; break;
+    case STUB_AMD_AGENT_INFO_TIMESTAMP_FREQUENCY: *(uint64_t *)value = STUB_GPU_TICK_HZ; break;
     case STUB_AMD_AGENT_INFO_ASIC_FAMILY_ID: *(uint32_t *)value = family_id(d); break;
     case STUB_AMD_AGENT_INFO_UCODE_VERSION:
     case STUB_AMD_AGENT_INFO_SDMA_UCODE_VERSION:

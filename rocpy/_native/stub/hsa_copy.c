@@ -39,6 +39,8 @@ static void run_copy(void *p) {
         uint64_t start = stub_now_ns();
         memmove(t->dst, t->src, t->size);
         uint64_t end = stub_now_ns();
+        if (t->profile && t->agent->is_gpu)   /* a GPU engine's counter */
+            start = stub_hsa_gpu_ticks(t->agent, start), end = stub_hsa_gpu_ticks(t->agent, end);
         if (t->profile) stub_sig_set_copy_time(t->completion, t->agent, start, end);
         stub_sig_add(t->completion, -1);
     }
@@ -143,14 +145,40 @@ static bool overruns(const void *p, size_t size) {
     return stub_hsa_find(p, &a) && size > a.base + a.size - (uintptr_t)p;
 }
 
-/* ROCr copies with the owning GPU's DMA engine and pins plain host memory
- * for the duration, so no agent's access rights are needed; a range that
- * runs past its allocation fails to pin (HSA_STATUS_ERROR). */
+/* The agent whose memory [p, p+size) is (ROCr's is_system_mem): the GPU that
+ * owns the allocation, else NULL (system memory: host pools, locked or plain
+ * host memory). */
+static const stub_hsa_agent_t *gpu_owner(const void *p, size_t size, bool *known) {
+    stub_alloc_t a;
+    *known = stub_hsa_find(p, &a);
+    if (!*known || !(a.kind & STUB_MEM_DEVICE) || size > a.base + a.size - (uintptr_t)p) return NULL;
+    return stub_hsa_gpu_agent(a.device);
+}
+
+/* ROCr Runtime::CopyMemory (runtime.cpp): system to system is a memcpy; any
+ * other copy is a blit kernel of a GPU (GpuAgent::DmaCopy).  Plain host
+ * memory ROCr does not know is locked for that GPU for the copy
+ * (locked_copy), but memory it knows (pool allocations, locked memory) is
+ * used as it is: if the GPU was never granted access to it, the blit kernel
+ * reaches an unmapped page and the GPU faults (VMFaultHandler: system event
+ * handlers, then abort).  GPU to GPU stages through memory ROCr allocates
+ * for both, so each GPU only touches its own.  A range that runs past its
+ * allocation fails to pin (HSA_STATUS_ERROR). */
 hsa_status_t hsa_memory_copy(void *dst, const void *src, size_t size) {
     HSA_CHECK_OPEN();
     if (dst == NULL || src == NULL) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
     if (size == 0) return HSA_STATUS_SUCCESS;
     if (overruns(dst, size) || overruns(src, size)) return HSA_STATUS_ERROR;
+    bool dst_known, src_known;
+    const stub_hsa_agent_t *dg = gpu_owner(dst, size, &dst_known), *sg = gpu_owner(src, size, &src_known);
+    const void *host = NULL;           /* the system end a single GPU's blit reaches */
+    const stub_hsa_agent_t *blit = NULL;
+    if (dg && !sg && dst_known && src_known) host = src, blit = dg;
+    if (sg && !dg && src_known && dst_known) host = dst, blit = sg;
+    if (host && !stub_hsa_accessible(blit, host, size)) {
+        stub_hsa_memory_fault(blit, (uint64_t)(uintptr_t)host, HSA_AMD_MEMORY_FAULT_PAGE_NOT_PRESENT);
+        return HSA_STATUS_ERROR;       /* reached only if a system event handler took the fault */
+    }
     memmove(dst, src, size);
     return HSA_STATUS_SUCCESS;
 }

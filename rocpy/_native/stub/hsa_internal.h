@@ -178,7 +178,12 @@ int stub_sig_wait_any(uint32_t n, stub_signal_t *const *sigs, const hsa_signal_c
                       const hsa_signal_value_t *values, uint64_t timeout_ns,
                       hsa_signal_value_t *value);
 
-/* Profiling timestamps kept with the signal (ns, the system domain). */
+/* Count what a waiter of ROCr's interrupt signals would spend spinning in a
+ * public wait of `timeout_ns` that took `elapsed_ns` (hsa_signal_ops.c). */
+void stub_sig_account_wait(uint64_t timeout_ns, hsa_wait_state_t hint, uint64_t elapsed_ns);
+
+/* Profiling timestamps kept with the signal, as the agent recorded them
+ * (GPU ticks for dispatches and GPU copies, system ns for CPU copies). */
 void stub_sig_set_dispatch_time(stub_signal_t *s, uint64_t start, uint64_t end);
 void stub_sig_set_copy_time(stub_signal_t *s, const stub_hsa_agent_t *agent, uint64_t start,
                             uint64_t end);
@@ -207,11 +212,24 @@ void stub_hsa_queues_shutdown(void);
 /* ---- executables (hsa_executable.c) ----------------------------------- */
 
 #define STUB_KERNEL_MAX_BUFFERS 64
+/* Hidden arguments a GPU dereferences or relies on (code object v5), and
+ * what ROCclr fills them with (VirtualGPU::submitKernelInternal). */
+typedef enum stub_hidden_kind {
+    STUB_HIDDEN_POINTER,     /* printf, hostcall, heap, default queue, completion action: a buffer */
+    STUB_HIDDEN_QUEUE_PTR,   /* the dispatching queue's amd_queue_t */
+    STUB_HIDDEN_APERTURE     /* private/shared aperture base (high half), from the queue */
+} stub_hidden_kind_t;
 /* What a dispatch needs to know about the kernel a kernel_object names. */
 typedef struct stub_kernel_info {
     char name[256];                  /* without ".kd" */
     const stub_hsa_agent_t *agent;   /* the agent it was loaded for */
     uint32_t kernarg_size, group_size, private_size;
+    bool dynamic_stack;              /* the descriptor's uses-dynamic-stack bit */
+    uint32_t max_flat_workgroup_size;   /* metadata; 0 if absent */
+    uint32_t reqd_workgroup_size[3];    /* metadata; zeros if absent */
+    bool uniform_work_group_size;       /* metadata */
+    uint32_t num_hidden;             /* hidden arguments whose value matters on hardware */
+    struct { uint32_t offset, size; stub_hidden_kind_t kind; } hidden[16];
     uint32_t num_buffers;            /* global buffer arguments */
     uint32_t buffer_offsets[STUB_KERNEL_MAX_BUFFERS];
 } stub_kernel_info_t;
@@ -222,5 +240,8 @@ void stub_hsa_executables_shutdown(void);
 /* ---- profiling (hsa_profiling.c) -------------------------------------- */
 
 bool stub_hsa_copy_profiling_enabled(void);
+/* The GPU's timestamp counter at system time `system_ns` (its own domain). */
+uint64_t stub_hsa_gpu_ticks(const stub_hsa_agent_t *gpu, uint64_t system_ns);
+#define STUB_GPU_TICK_HZ 100000000ull
 
 #endif

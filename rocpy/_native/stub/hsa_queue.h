@@ -13,6 +13,8 @@
 
 typedef void (*stub_queue_callback_t)(hsa_status_t status, hsa_queue_t *source, void *data);
 
+#define STUB_AQL_MAX_DEFERRED 64
+
 typedef enum queue_state { QUEUE_ACTIVE, QUEUE_INACTIVE } queue_state_t;
 
 typedef struct stub_queue {
@@ -35,6 +37,10 @@ typedef struct stub_queue {
     _Atomic int priority;
     uint32_t cu_mask[8];             /* up to 256 CUs */
     struct stub_queue *next;         /* the registry */
+    /* overlap mode (hsa_aql.c): packets without the barrier bit taken from
+     * the ring but not yet run; the processor thread's own */
+    uint32_t ndeferred;
+    hsa_kernel_dispatch_packet_t deferred[STUB_AQL_MAX_DEFERRED];
 } stub_queue_t;
 
 /* The packet processor thread. */

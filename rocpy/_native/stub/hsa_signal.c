@@ -336,7 +336,6 @@ int stub_sig_wait_any(uint32_t n, stub_signal_t *const *sigs, const hsa_signal_c
 uint32_t hsa_amd_signal_wait_any(uint32_t signal_count, hsa_signal_t *signals, hsa_signal_condition_t *conds,
                                  hsa_signal_value_t *values, uint64_t timeout_hint, hsa_wait_state_t wait_hint,
                                  hsa_signal_value_t *satisfying_value) {
-    (void)wait_hint;
     const char *call = "hsa_amd_signal_wait_any";
     if (!stub_hsa_is_open()) stub_abort(call, "called while the runtime is not initialized");
     if (signal_count && (!signals || !conds || !values)) stub_abort(call, "NULL signal, condition or value list");
@@ -347,7 +346,9 @@ uint32_t hsa_amd_signal_wait_any(uint32_t signal_count, hsa_signal_t *signals, h
      * Signal::WaitAny; one already dead aborts like every other signal call. */
     for (uint32_t i = 0; i < signal_count; i++) sigs[i] = stub_sig_retain_or_abort(signals[i], call);
     uint32_t result = UINT32_MAX;
+    uint64_t start = stub_now_ns();
     int r = stub_sig_wait_any(signal_count, sigs, conds, values, timeout_hint, satisfying_value);
+    stub_sig_account_wait(timeout_hint, wait_hint, stub_now_ns() - start);
     if (r >= 0) {
         atomic_thread_fence(memory_order_acquire);
         result = (uint32_t)r;

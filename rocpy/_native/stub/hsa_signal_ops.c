@@ -93,21 +93,46 @@ stub_signal_t *stub_sig_retain_or_abort(hsa_signal_t handle, const char *call) {
     return s;
 }
 
+/* ROCr's interrupt-signal wait (InterruptSignal::WaitRelaxed, and
+ * Signal::WaitAny alike, ROCm 5.2): poll for 200 us (20 us sleeps), then
+ * sleep on the event for the time left truncated to whole milliseconds
+ * (hsaKmtWaitOnEvent); once less than 1 ms is left that is a 0 ms wait,
+ * which returns at once, so the rest of a finite timeout is a busy loop.
+ * HSA_WAIT_STATE_ACTIVE spins throughout.  The stub sleeps instead, but
+ * counts the time a real waiter would have spun (rocpy_stub_hsa_busy_wait_ns),
+ * so a caller that waits in short slices shows as the busy loop it is. */
+#define POLL_NS 200000ull
+#define MS_NS 1000000ull
+static _Atomic uint64_t busy_ns;
+
+uint64_t rocpy_stub_hsa_busy_wait_ns(void) { return atomic_load(&busy_ns); }
+
+void stub_sig_account_wait(uint64_t timeout_ns, hsa_wait_state_t hint, uint64_t elapsed_ns) {
+    if (timeout_ns == UINT64_MAX || timeout_ns == 0) return;
+    if (elapsed_ns > timeout_ns) elapsed_ns = timeout_ns;
+    uint64_t busy_from = 0;   /* ACTIVE: from the start */
+    if (hint != HSA_WAIT_STATE_ACTIVE) {
+        if (timeout_ns <= POLL_NS) return;
+        busy_from = POLL_NS + (timeout_ns - POLL_NS) / MS_NS * MS_NS;
+    }
+    if (elapsed_ns > busy_from) atomic_fetch_add(&busy_ns, elapsed_ns - busy_from);
+}
+
 static hsa_signal_value_t wait(hsa_signal_t signal, hsa_signal_condition_t condition, hsa_signal_value_t compare,
-                               uint64_t timeout, const char *call) {
+                               uint64_t timeout, hsa_wait_state_t hint, const char *call) {
     stub_signal_t *s = stub_sig_retain_or_abort(signal, call);
+    uint64_t start = stub_now_ns();
     hsa_signal_value_t v = stub_sig_wait_one(s, condition, compare, timeout);
+    stub_sig_account_wait(timeout, hint, stub_now_ns() - start);
     stub_sig_release(s);
     return v;
 }
 
-/* The wait-state hint changes nothing: waits always sleep. */
 #define WAIT(suffix, acquire)                                                                     \
     hsa_signal_value_t hsa_signal_wait_##suffix(hsa_signal_t signal, hsa_signal_condition_t condition, \
                                                 hsa_signal_value_t compare_value, uint64_t timeout_hint, \
                                                 hsa_wait_state_t wait_state_hint) {               \
-        (void)wait_state_hint;                                                                    \
-        hsa_signal_value_t v = wait(signal, condition, compare_value, timeout_hint,               \
+        hsa_signal_value_t v = wait(signal, condition, compare_value, timeout_hint, wait_state_hint, \
                                     "hsa_signal_wait_" #suffix);                                  \
         if (acquire) atomic_thread_fence(ACQUIRE);                                                \
         return v;                                                                                 \

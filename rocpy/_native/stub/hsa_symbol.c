@@ -210,6 +210,21 @@ hsa_status_t hsa_executable_iterate_program_symbols(hsa_executable_t executable,
 
 /* ---- kernel objects back to kernels (the packet processor) ---------------------- */
 
+static bool hidden_kind(const char *value_kind, stub_hidden_kind_t *kind) {
+    static const struct { const char *name; stub_hidden_kind_t kind; } kinds[] = {
+        {"hidden_printf_buffer", STUB_HIDDEN_POINTER},   {"hidden_hostcall_buffer", STUB_HIDDEN_POINTER},
+        {"hidden_heap_v1", STUB_HIDDEN_POINTER},         {"hidden_default_queue", STUB_HIDDEN_POINTER},
+        {"hidden_completion_action", STUB_HIDDEN_POINTER}, {"hidden_queue_ptr", STUB_HIDDEN_QUEUE_PTR},
+        {"hidden_private_base", STUB_HIDDEN_APERTURE},   {"hidden_shared_base", STUB_HIDDEN_APERTURE},
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(value_kind, kinds[i].name) == 0) {
+            *kind = kinds[i].kind;
+            return true;
+        }
+    return false;
+}
+
 bool stub_hsa_kernel_lookup(uint64_t kernel_object, stub_kernel_info_t *info) {
     if (!kernel_object) return false;
     pthread_rwlock_rdlock(&stub_exec_lock);
@@ -225,6 +240,20 @@ bool stub_hsa_kernel_lookup(uint64_t kernel_object, stub_kernel_info_t *info) {
         info->kernarg_size = kd.kernarg_size;
         info->group_size = kd.group_size;
         info->private_size = kd.private_size;
+        info->dynamic_stack = kd.dynamic_stack;
+        info->max_flat_workgroup_size = k->max_flat_workgroup_size;
+        memcpy(info->reqd_workgroup_size, k->reqd_workgroup_size, sizeof info->reqd_workgroup_size);
+        info->uniform_work_group_size = k->uniform_work_group_size != 0;
+        info->num_hidden = 0;
+        for (uint32_t i = 0; i < k->num_args && info->num_hidden < 16; i++) {
+            stub_hidden_kind_t kind;
+            if (k->args[i].kind == STUB_ARG_HIDDEN && hidden_kind(k->args[i].value_kind, &kind) &&
+                (k->args[i].size == 4 || k->args[i].size == 8)) {
+                info->hidden[info->num_hidden].offset = k->args[i].offset;
+                info->hidden[info->num_hidden].size = k->args[i].size;
+                info->hidden[info->num_hidden++].kind = kind;
+            }
+        }
         info->num_buffers = 0;
         for (uint32_t i = 0; i < k->num_args && info->num_buffers < STUB_KERNEL_MAX_BUFFERS; i++)
             if (k->args[i].kind == STUB_ARG_GLOBAL_BUFFER) info->buffer_offsets[info->num_buffers++] = k->args[i].offset;

@@ -86,6 +86,7 @@ static uint32_t *u32_field(stub_co_kernel_t *k, const char *key, uint32_t len) {
         {".sgpr_count", offsetof(stub_co_kernel_t, sgpr_count)},
         {".vgpr_count", offsetof(stub_co_kernel_t, vgpr_count)},
         {".max_flat_workgroup_size", offsetof(stub_co_kernel_t, max_flat_workgroup_size)},
+        {".uniform_work_group_size", offsetof(stub_co_kernel_t, uniform_work_group_size)},
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         if (stub_co_mp_str_eq(key, len, fields[i].key))
@@ -126,6 +127,11 @@ static stub_co_status_t parse_kernel(stub_co_mp_t *m, stub_co_kernel_t *k) {
                 k->full_symbol = copy;
                 copy_cut(k->symbol, sizeof k->symbol, s, len);
             }
+        } else if (stub_co_mp_str_eq(key, len, ".reqd_workgroup_size")) {
+            uint32_t count;
+            if (!stub_co_mp_array(m, &count) || count != 3) return STUB_CO_INVALID;
+            for (uint32_t d = 0; d < 3; d++)
+                if (!read_u32(m, &k->reqd_workgroup_size[d])) return STUB_CO_INVALID;
         } else if (stub_co_mp_str_eq(key, len, ".args")) {
             uint32_t count;
             if (!stub_co_mp_array(m, &count)) return STUB_CO_INVALID;

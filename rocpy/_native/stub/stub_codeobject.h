@@ -43,6 +43,8 @@ typedef struct stub_co_kernel {
     uint32_t kernarg_segment_size, kernarg_segment_align;
     uint32_t group_segment_fixed_size, private_segment_fixed_size;
     uint32_t wavefront_size, sgpr_count, vgpr_count, max_flat_workgroup_size;
+    uint32_t reqd_workgroup_size[3];   /* ".reqd_workgroup_size", zeros if absent */
+    uint32_t uniform_work_group_size;  /* ".uniform_work_group_size" (1: uniform) */
     uint32_t num_args;               /* explicit + hidden, in metadata order */
     stub_co_arg_t args[STUB_CO_MAX_ARGS];
     uint64_t descriptor_offset;      /* file offset of the 64-byte .kd in the ELF */

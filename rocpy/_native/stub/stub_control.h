@@ -38,5 +38,15 @@ void rocpy_stub_clear_faults(void);
 size_t rocpy_stub_live_allocations(void);
 /* Number of devices the stub exposes (after *_VISIBLE_DEVICES). */
 int rocpy_stub_device_count(void);
+/* HSA packet processors' overlap mode: 1 on, 0 off, -1 only asks; returns
+ * the mode before the call.  On, kernel dispatch packets without the barrier
+ * bit start before the packets ahead of them finish (the later first), as
+ * hardware may run them concurrently.  The default is
+ * $ROCPY_STUB_AQL_OVERLAP (on when "1"). */
+int rocpy_stub_aql_overlap(int enable);
+/* Nanoseconds HSA signal waits would have spent spinning on ROCr (its
+ * interrupt wait turns the last partial millisecond of a finite timeout into
+ * a busy loop; HSA_WAIT_STATE_ACTIVE spins throughout); cumulative. */
+uint64_t rocpy_stub_hsa_busy_wait_ns(void);
 
 #endif

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hsa_raw import (SECOND, accessible_agents, allocate, allow, check, ffi, find_pool, lib, pointer_info,
-                     pool_info, pools, signal, wait_eq)
+from hsa_raw import (SECOND, accessible_agents, allocate, allow, assert_aborts, check, ffi, find_pool, lib, pointer_info,
+                     pool_info, pools, run_python, signal, wait_eq)
 
 NULL = ffi.NULL
 GiB = 1 << 30
@@ -198,6 +198,30 @@ def test_memory_copy_round_trip(gpu):
     check(lib.hsa_memory_copy(p, p, 0))
     check(lib.hsa_memory_copy(ffi.from_buffer(dst), p, 4 * n + 4), lib.HSA_STATUS_ERROR)   # past the allocation
     check(lib.hsa_amd_memory_pool_free(p))
+
+
+_UNGRANTED_COPY = """
+gpu, cpu = gpu_agents()[0], cpu_agent()
+dev = allocate(find_pool(gpu), 4096)
+host = allocate(find_pool(cpu), 4096)          # system pool memory, never granted to the GPU
+{grant}
+st = lib.hsa_memory_copy({dst}, {src}, 4096)   # ROCr: the GPU's blit kernel (Runtime::CopyMemory)
+time.sleep(2)
+print("survived", st)
+"""
+
+
+def test_memory_copy_of_ungranted_pool_memory_faults():
+    for dst, src in (("dev", "host"), ("host", "dev")):
+        proc = run_python("import time\n" + _UNGRANTED_COPY.format(grant="", dst=dst, src=src))
+        assert_aborts(proc, "GPU memory fault", "Memory access fault by GPU node-1", "Page not present")
+        assert "survived" not in proc.stdout
+
+
+def test_memory_copy_of_granted_pool_memory_runs():
+    proc = run_python("import time\n" + _UNGRANTED_COPY.format(grant="allow(host, gpu)", dst="dev", src="host"))
+    assert proc.returncode == 0, proc.stderr
+    assert "survived 0" in proc.stdout
 
 
 def test_async_copy_waits_for_dependencies_then_decrements(gpu, cpu):

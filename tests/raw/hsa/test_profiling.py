@@ -29,10 +29,20 @@ def test_dispatch_times(gpu, cpu, kernel_path):
     assert wait_eq(profiled, 0) == 0
     after = time.monotonic_ns()
     start, end = dispatch_time(gpu, profiled)
-    assert before <= start <= end <= after              # ns of the system clock
+    assert before <= start <= end <= after              # converted to ns of the system clock (ROCr)
+    # GPU ticks are another domain (100 MHz, an offset of their own): only the
+    # conversion maps them, and converting a system time again gives nonsense
     system = ffi.new("uint64_t*")
     check(lib.hsa_amd_profiling_convert_tick_to_system_domain(gpu, start, system))
-    assert system[0] == start
+    assert not before <= system[0] <= after
+    freq = ffi.new("uint64_t*")
+    check(lib.hsa_agent_get_info(gpu, 0xA016, freq))    # HSA_AMD_AGENT_INFO_TIMESTAMP_FREQUENCY
+    assert freq[0] != 10**9
+    base = 1 << 52                                      # past the stub's offsets
+    check(lib.hsa_amd_profiling_convert_tick_to_system_domain(gpu, base, system))
+    t0 = system[0]
+    check(lib.hsa_amd_profiling_convert_tick_to_system_domain(gpu, base + freq[0], system))
+    assert system[0] - t0 == 10**9                      # one second of GPU ticks
     for s in (plain, profiled):
         check(lib.hsa_signal_destroy(s))
     check(lib.hsa_queue_destroy(q))

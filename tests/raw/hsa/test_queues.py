@@ -381,6 +381,26 @@ def test_memory_fault_without_a_handler_aborts(kernel_path):
     assert "survived" not in proc.stdout
 
 
+def test_v5_hidden_buffers_left_zero_fault(hip_kernel):
+    # vadd built for code object v5 declares hidden_hostcall_buffer, _heap_v1 and
+    # _queue_ptr: zeros there are null dereferences on a GPU (ROCclr fills them)
+    path = hip_kernel("vadd", flags=("-mcode-object-version=5",))
+    proc = run_python("""
+    import time
+    gpu, cpu = gpu_agents()[0], cpu_agent()
+    k = Kernel({path!r}, gpu, "vadd")
+    kernarg = allocate(find_pool(cpu, fine=True, kernarg=True), 512)
+    check(lib.hsa_amd_memory_fill(kernarg, 0, 128))
+    allow(kernarg, gpu)
+    q = queue(gpu, 64, error_recorder()[0])
+    dispatch(q, k.object, kernarg)
+    time.sleep(5)
+    print("survived")
+    """.format(path=path))
+    assert_aborts(proc, "GPU memory fault", "on address (nil)")
+    assert "survived" not in proc.stdout
+
+
 def test_injected_memory_fault_reaches_the_system_event_handler(kernel_path):
     proc = run_python(FAULT_PRELUDE.format(path=kernel_path("vadd")) + """
     allow(kernarg, gpu)
@@ -465,3 +485,25 @@ def test_kernel_loaded_for_another_gpu_faults(kernel_path):
     time.sleep(5)
     """.format(path=kernel_path("empty")), env={"ROCPY_STUB_DEVICES": "2"})
     assert_aborts(proc, "Memory access fault by GPU node-2")
+
+
+# ---- the kernel's own limits (hsa_aql.c) -----------------------------------------------------
+
+def test_kernel_metadata_limits_stop_the_queue(setup, hip_kernel):
+    # tests/kernels/limits.hip: bounded has .max_flat_workgroup_size 64; recursive a
+    # dynamic stack (private segment: max(fixed, 1024)); the raw packets carry private 0
+    s = setup
+    path = hip_kernel("limits")
+    cases = [("bounded", (128, 1, 1), lib.HSA_STATUS_ERROR_INVALID_ARGUMENT),
+             ("recursive", (64, 1, 1), lib.HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION)]
+    for name, block, status in cases:
+        k = Kernel(path, s.gpu, name)
+        callback, errors = error_recorder()
+        q = queue(s.gpu, 64, callback)
+        dispatch(q, k.object, s.kernarg, grid=block, block=block)
+        deadline = time.monotonic() + 10
+        while not errors and time.monotonic() < deadline:
+            time.sleep(0.001)
+        assert [e[0] for e in errors] == [status], name
+        check(lib.hsa_queue_destroy(q))
+        k.close()

@@ -29,6 +29,8 @@ struct rocpy_aql_queue {
     uint64_t off;                    /* bytes used in it */
     uint64_t gen;                    /* segments opened so far - 1 (atomic: read by other threads) */
     uint64_t wait_ticks;
+    uint64_t wait_ns;                /* the same slice in ns (waits for ring space) */
+    uint32_t done;                   /* packets the last submission call published */
     int32_t error;                   /* atomic: non-zero once the queue failed */
     hsa_signal_t retire[];           /* one per segment: 1 while its closing barrier runs */
 };
@@ -49,6 +51,9 @@ rocpy_aql_queue *rocpy_aql_create(hsa_queue_t *queue, void *kernarg_base, uint64
     q->nseg = segments;
     q->seg_bytes = segments ? kernarg_bytes / segments / KERNARG_ALIGN * KERNARG_ALIGN : 0;
     q->wait_ticks = wait_ticks ? wait_ticks : 1;
+    uint64_t freq = 0;
+    hsa_system_get_info(HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY, &freq);
+    q->wait_ns = freq ? (uint64_t)((double)q->wait_ticks * 1e9 / (double)freq) : 50000000ull;
     if (segments) memcpy(q->retire, retire, segments * sizeof(hsa_signal_t));
     return q;
 }
@@ -77,34 +82,53 @@ static inline void ring_doorbell(rocpy_aql_queue *q, int64_t index) {
     if (index >= 0) hsa_signal_store_screlease(q->doorbell, (hsa_signal_value_t)index);
 }
 
+/* Waiting for ring space (nothing signals it): yield a little, then sleep
+ * from 20 us doubling to 1 ms, so a ring that stays full costs no CPU. */
 static void backoff(unsigned *spins) {
     if (++*spins < 64) {
         sched_yield();
         return;
     }
-    struct timespec ts = {0, 20000};   /* 20 us */
+    unsigned k = *spins - 64 < 6 ? *spins - 64 : 6;
+    long ns = 20000L << k;
+    struct timespec ts = {0, ns > 1000000L ? 1000000L : ns};
     nanosleep(&ts, NULL);
 }
 
+static int64_t now_ns(void);
+
 /* Reserve one slot, waiting for space if the ring is full; `*last` is the
- * last packet this call published and has not rung for yet (-1: none). */
+ * last packet this call published and has not rung for yet (-1: none).  The
+ * slot is claimed only once there is space (a CAS on the write index), so a
+ * wait that lasts a whole slice can give up with nothing claimed:
+ * ROCPY_AQL_FULL, and the caller (Python) retries, taking Ctrl-C between. */
 static int reserve(rocpy_aql_queue *q, uint64_t *index, int64_t *last) {
-    uint64_t idx = hsa_queue_add_write_index_scacq_screl(q->queue, 1);
-    if (idx - hsa_queue_load_read_index_scacquire(q->queue) >= q->size) {
-        /* the packet processor may be idle, waiting for our doorbell */
+    unsigned spins = 0;
+    uint64_t since = 0;
+    for (;;) {
+        uint64_t w = hsa_queue_load_write_index_relaxed(q->queue);
+        if (w - hsa_queue_load_read_index_scacquire(q->queue) < q->size) {
+            if (hsa_queue_cas_write_index_scacq_screl(q->queue, w, w + 1) == w) {
+                *index = w;
+                return 0;
+            }
+            continue;   /* another producer took it */
+        }
         ring_doorbell(q, *last);
         *last = -1;
-        unsigned spins = 0;
-        while (idx - hsa_queue_load_read_index_scacquire(q->queue) >= q->size) {
-            if (__atomic_load_n(&q->error, __ATOMIC_ACQUIRE)) return ROCPY_AQL_FAILED;
-            backoff(&spins);
-        }
+        if (__atomic_load_n(&q->error, __ATOMIC_ACQUIRE)) return ROCPY_AQL_FAILED;
+        uint64_t t = (uint64_t)now_ns();
+        if (!since) since = t;
+        else if (t - since >= q->wait_ns) return ROCPY_AQL_FULL;
+        backoff(&spins);
     }
-    *index = idx;
-    return 0;
 }
 
-/* Body first, then header + setup in one atomic release store. */
+/* Body first, then header + setup in one atomic release store.  The sfence:
+ * with the ring in device memory (HSA_ALLOCATE_QUEUE_DEV_MEM=1) the body's
+ * stores go through a write-combining mapping that a release store does not
+ * order, so the header could reach the GPU before the body; ROCr puts an
+ * sfence before its header stores there (AqlQueue, amd_aql_queue.cpp). */
 static inline void publish(rocpy_aql_queue *q, uint64_t index, const char *packet, const void *kernarg,
                            uint64_t completion) {
     char local[PACKET_BYTES];
@@ -116,39 +140,59 @@ static inline void publish(rocpy_aql_queue *q, uint64_t index, const char *packe
     memcpy(slot + 4, local + 4, PACKET_BYTES - 4);
     uint32_t header_and_setup;
     memcpy(&header_and_setup, local, sizeof header_and_setup);
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_sfence();
+#endif
     __atomic_store_n((uint32_t *)slot, header_and_setup, __ATOMIC_RELEASE);
 }
 
+/* One slice of waiting for a kernarg segment to retire: ROCPY_AQL_FULL if it
+ * has not (the caller retries from Python, so Ctrl-C gets through). */
 static int wait_zero(rocpy_aql_queue *q, hsa_signal_t signal) {
-    while (hsa_signal_wait_scacquire(signal, HSA_SIGNAL_CONDITION_EQ, 0, q->wait_ticks,
-                                     HSA_WAIT_STATE_BLOCKED) != 0)
-        if (__atomic_load_n(&q->error, __ATOMIC_ACQUIRE)) return ROCPY_AQL_FAILED;
-    return 0;
+    if (hsa_signal_wait_scacquire(signal, HSA_SIGNAL_CONDITION_EQ, 0, q->wait_ticks,
+                                  HSA_WAIT_STATE_BLOCKED) == 0)
+        return 0;
+    return __atomic_load_n(&q->error, __ATOMIC_ACQUIRE) ? ROCPY_AQL_FAILED : ROCPY_AQL_FULL;
 }
 
-/* A barrier-AND packet with the barrier bit and no dependencies (completion signal 0). */
+/* A barrier-AND packet with the barrier bit and no dependencies (completion
+ * signal 0).  System-scope acquire and release fences: its completion is what
+ * Queue.synchronize waits for, and work released only at agent scope
+ * (fences='agent') becomes visible to the host at this packet's release. */
 static void barrier_and_packet(char packet[PACKET_BYTES]) {
     memset(packet, 0, PACKET_BYTES);
     uint16_t header = (uint16_t)((HSA_PACKET_TYPE_BARRIER_AND << HSA_PACKET_HEADER_TYPE) |
-                                 (1u << HSA_PACKET_HEADER_BARRIER));
+                                 (1u << HSA_PACKET_HEADER_BARRIER) |
+                                 (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
+                                 (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE));
     memcpy(packet, &header, sizeof header);
 }
 
 /* Close the current segment with a barrier-AND packet and open the next. */
 static int64_t next_segment(rocpy_aql_queue *q, int64_t *last) {
+    uint32_t next = (q->seg + 1) % q->nseg;
+    int rc;
+    if (next != q->seg && hsa_signal_load_scacquire(q->retire[next]) != 0) {
+        /* wait for the next segment before closing this one: a wait that gives up
+         * (ROCPY_AQL_FULL) has changed nothing, and the retry starts over */
+        ring_doorbell(q, *last);
+        *last = -1;
+        if ((rc = wait_zero(q, q->retire[next]))) return rc;
+    }
     hsa_signal_t retire = q->retire[q->seg];
     hsa_signal_store_relaxed(retire, 1);
     char barrier[PACKET_BYTES];
     barrier_and_packet(barrier);
     uint64_t index;
-    int rc = reserve(q, &index, last);
+    rc = reserve(q, &index, last);
     if (rc) {
         hsa_signal_store_relaxed(retire, 0);
         return rc;
     }
     publish(q, index, barrier, NULL, retire.handle);
     *last = (int64_t)index;
-    uint32_t next = (q->seg + 1) % q->nseg;
+    /* one segment: it is its own next; a retry after a FULL here closes it again
+     * with another barrier, harmless (no packet was added in between) */
     if (hsa_signal_load_scacquire(q->retire[next]) != 0) {
         ring_doorbell(q, *last);
         *last = -1;
@@ -197,10 +241,13 @@ static inline int64_t finish(rocpy_aql_queue *q, int64_t rc, int64_t last) {
     return rc < 0 ? rc : (int64_t)q->gen;
 }
 
+uint32_t rocpy_aql_done(const rocpy_aql_queue *q) { return q->done; }
+
 int64_t rocpy_aql_dispatch(rocpy_aql_queue *q, const char *packet, const char *kernarg,
                            uint32_t kernarg_size, uint64_t completion) {
     int64_t last = -1;
     int64_t rc = put(q, packet, kernarg, kernarg_size, completion, &last);
+    q->done = rc < 0 ? 0 : 1;
     return finish(q, rc, last);
 }
 
@@ -225,14 +272,17 @@ int64_t rocpy_aql_submit(rocpy_aql_queue *q, const char *records, uint64_t nbyte
         p += PACKET_BYTES + padded;
     }
     if (done) *done = i;
+    q->done = i;
     return finish(q, rc, last);
 }
 
 int64_t rocpy_aql_submit_repeat(rocpy_aql_queue *q, const char *packet, const char *kernarg,
                                 uint32_t kernarg_size, uint64_t completion, uint32_t count) {
     int64_t last = -1, rc = 0;
-    for (uint32_t i = 0; i < count && rc >= 0; i++)
-        rc = put(q, packet, kernarg, kernarg_size, completion, &last);
+    uint32_t i = 0;
+    for (; i < count; i++)
+        if ((rc = put(q, packet, kernarg, kernarg_size, completion, &last)) < 0) break;
+    q->done = i;
     return finish(q, rc, last);
 }
 

@@ -39,6 +39,9 @@ typedef struct rocpy_aql_queue rocpy_aql_queue;
 #define ROCPY_AQL_TOO_LARGE (-1)     /* kernarg bytes larger than one segment */
 #define ROCPY_AQL_FAILED (-2)        /* the queue failed (rocpy_aql_set_error) while waiting */
 #define ROCPY_AQL_BAD_RECORD (-3)    /* a malformed batch record */
+#define ROCPY_AQL_FULL (-4)          /* no ring space (or kernarg segment) within one wait
+                                      * slice: nothing of the failing packet was submitted;
+                                      * retry (rocpy_aql_done says how many went before) */
 
 /* A submission state over `queue`; the kernarg ring is `kernarg_bytes` at
  * `kernarg_base` (NULL/0: no ring, kernels with arguments are refused) cut
@@ -81,6 +84,8 @@ int64_t rocpy_aql_submit_repeat(rocpy_aql_queue *q, const char *packet, const ch
  * generation `gen` (< the current one) have retired (their closing barrier
  * completed, or the queue failed: it runs nothing more). */
 uint64_t rocpy_aql_generation(const rocpy_aql_queue *q);
+/* Packets the last submission call published (all, or those before its error). */
+uint32_t rocpy_aql_done(const rocpy_aql_queue *q);
 int rocpy_aql_retired(const rocpy_aql_queue *q, uint64_t gen);
 
 /* Close the current segment now (a barrier that completes after everything
