@@ -53,6 +53,7 @@ from ..errors import NotSupportedError, hip_error
 from . import _api
 from ._api import api, use_device
 from ._callbacks import _callback_trampolines, _dispatcher_barrier
+from ._lane import new_lane
 from ._stream_order import FENCE_EVERY, _destroy_stream, _OrderedHandle
 from .device import Device, as_device
 from .event import Event
@@ -104,7 +105,7 @@ class Stream(_OrderedHandle):
     """A HIP stream; see the module docstring.  Make one with `Device.create_stream`."""
 
     __slots__ = ("_dev", "_dev_index", "_ctx", "_bind", "_errors", "_kind", "_capture",
-                 "_priority", "_flags", "_cb_seen", "_more_errors", "_fast", "_weak")
+                 "_priority", "_flags", "_cb_seen", "_more_errors", "_weak")
 
     _dev: Device
     _dev_index: int
@@ -138,17 +139,18 @@ class Stream(_OrderedHandle):
         s._bind = dev._index if kind in (_NULL, _PER_THREAD) else -1
         # per-thread and foreign wrappers fence at once: they may not outlive the thread
         # (or the other library's handle), so nothing waits in them for a later fence
-        s._init_order(box, pending, FENCE_EVERY if kind in (_OWNED, _NULL) else 1)
         s._errors = CallbackErrors()
+        # ready: the device index when nothing needs doing before enqueueing (no current
+        # device to set, no capture), else -1: one comparison in Kernel.launch
+        lane = new_lane(_api.address(handle), dev._index if s._bind < 0 else -1, s._errors, box,
+                        FENCE_EVERY if kind in (_OWNED, _NULL) else 1)
+        s._init_order(lane, pending)
         s._kind = kind
         s._capture = None
         s._priority = None
         s._flags = None
         s._cb_seen = False
         s._more_errors = []
-        # the device index when nothing needs doing before enqueueing (no current
-        # device to set, no capture), else -1: one comparison in Kernel.launch
-        s._fast = dev._index if s._bind < 0 else -1
         s._weak = weakref.ref(s)   # what buffers remember (Buffer._last): never a strong cycle
         dev._streams.add(s)
         return s
@@ -263,7 +265,7 @@ class Stream(_OrderedHandle):
         kind = _NULL if value == 1 and a.name == "nvidia" else _FOREIGN  # cudaStreamLegacy
         parents = () if owner is None else (owner,)
         s = cls._new(dev, h, kind, False, parents)
-        s._limit = 1
+        s._lane.limit = 1     # a borrowed handle may not outlive the owner: fence every item
         return s
 
     # ---- what it is -------------------------------------------------------------

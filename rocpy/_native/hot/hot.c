@@ -1,0 +1,876 @@
+/* rocpy._hot: the compiled hot path (issue 21).
+ *
+ * A plain CPython extension (stable ABI, Py_LIMITED_API 3.10, METH_FASTCALL)
+ * that calls the runtime's functions through pointers taken from the loaded
+ * backend's cffi module (`ffi.addressof(lib, name)`), so one build serves the
+ * stub, amd and nvidia backends and links no runtime itself.
+ *
+ * What it does is only the *fast subset* of what the Python code does: exact
+ * ints, tuples of exact ints, None, rocpy buffers' integer .ptr, exact floats,
+ * numpy scalars of exactly a parameter's size, exact bytes.  Anything else
+ * (and every error) goes to the Python implementation, which stays the one
+ * place where validation and messages are defined.  So the compiled path and
+ * the fallback raise the same exceptions by construction; the differential
+ * tests (tests/hip/test_hotpath.py) prove the bytes are identical.
+ *
+ * Objects:
+ *   Lane      the stream's hot state (handle address, "ready" device index,
+ *             callback errors, keep-alive box, fence limit): the one enqueue
+ *             interface (rocpy/hip/_lane.py documents it; a pure-Python class
+ *             with the same attributes replaces it where this module is missing)
+ *   Launcher  a kernel's launch state: function pointers, parameter spec,
+ *             the geometry cache (by value, immutable keys only)
+ *   call_*    thin typed trampolines for the other hot calls (records, queries,
+ *             async copies and fills, HSA signal ops)
+ */
+#ifndef Py_LIMITED_API
+#define Py_LIMITED_API 0x030A0000
+#endif
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "rocpy._hot packs kernel arguments little-endian, as the GPU reads them"
+#endif
+
+typedef int (*launch_fn)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                         unsigned, void *, void **, void **);
+typedef int (*fn_p)(void *);
+typedef int (*fn_pp)(void *, void *);
+typedef int (*fn_ppu)(void *, void *, unsigned);
+typedef int (*fn_ppsip)(void *, const void *, size_t, int, void *);
+typedef int (*fn_pisp)(void *, int, size_t, void *);
+typedef int64_t (*fn_sig_load)(uint64_t);
+typedef void (*fn_sig_store)(uint64_t, int64_t);
+
+static PyObject *error_factory;   /* hip_error(status, call) -> exception instance */
+static PyObject *str_h, *str_lane, *str_pending, *str_fence, *str_ptr;   /* interned names */
+
+static PyObject *raise_status(int st, const char *call)
+{
+    if (!error_factory) {
+        PyErr_Format(PyExc_RuntimeError, "%s failed with status %d", call, st);
+        return NULL;
+    }
+    PyObject *exc = PyObject_CallFunction(error_factory, "is", st, call);
+    if (exc) {
+        PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+        Py_DECREF(exc);
+    }
+    return NULL;
+}
+
+static int as_ptr(PyObject *o, void **out)
+{
+    if (!PyLong_Check(o)) {
+        PyErr_SetString(PyExc_TypeError, "rocpy._hot: an address is an int");
+        return -1;
+    }
+    *out = PyLong_AsVoidPtr(o);
+    return (*out == NULL && PyErr_Occurred()) ? -1 : 0;
+}
+
+/* ---- Lane: the stream's hot state ------------------------------------------------ */
+
+typedef struct {
+    PyObject_HEAD
+    unsigned long long addr;   /* hipStream_t as an int */
+    int ready;                 /* device index when nothing is due before enqueueing, else -1 */
+    PyObject *errors;          /* CallbackErrors (its .pending list) */
+    PyObject *box;             /* [list]: what unfenced work uses */
+    Py_ssize_t limit;          /* items held before a fence */
+} Lane;
+
+static PyTypeObject *LaneType;
+
+static int lane_traverse(Lane *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->errors);
+    Py_VISIT(self->box);
+    Py_VISIT((PyObject *)Py_TYPE(self));
+    return 0;
+}
+
+static int lane_clear(Lane *self)
+{
+    Py_CLEAR(self->errors);
+    Py_CLEAR(self->box);
+    return 0;
+}
+
+static void lane_dealloc(Lane *self)
+{
+    PyTypeObject *tp = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    lane_clear(self);
+    freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+    f(self);
+    Py_DECREF(tp);
+}
+
+static PyMemberDef lane_members[] = {
+    {"addr", T_ULONGLONG, offsetof(Lane, addr), 0, "the stream handle as an int"},
+    {"ready", T_INT, offsetof(Lane, ready), 0,
+     "the device index when an enqueue needs nothing first (no current device to set, "
+     "no capture by rocpy), else -1"},
+    {"errors", T_OBJECT, offsetof(Lane, errors), 0, "the stream's CallbackErrors"},
+    {"box", T_OBJECT, offsetof(Lane, box), 0, "one-item list: what unfenced work uses"},
+    {"limit", T_PYSSIZET, offsetof(Lane, limit), 0, "items held before a fence"},
+    {NULL}
+};
+
+static PyType_Slot lane_slots[] = {
+    {Py_tp_doc, "A stream's hot state (see rocpy/hip/_lane.py)."},
+    {Py_tp_members, lane_members},
+    {Py_tp_traverse, lane_traverse},
+    {Py_tp_clear, lane_clear},
+    {Py_tp_dealloc, lane_dealloc},
+    {Py_tp_new, PyType_GenericNew},
+    {0, NULL}
+};
+
+static PyType_Spec lane_spec = {
+    "rocpy._hot.Lane", sizeof(Lane), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, lane_slots
+};
+
+/* 1: an enqueue may go ahead in C; 0: the Python path must handle it (pending
+ * callback errors, another device, binding, capture); -1: error. */
+static int lane_ready(Lane *lane, int dev_index)
+{
+    if (lane->ready != dev_index || !lane->errors || !lane->box)
+        return 0;
+    PyObject *pending = PyObject_GetAttr(lane->errors, str_pending);
+    if (!pending)
+        return -1;
+    Py_ssize_t n = PyObject_Length(pending);
+    Py_DECREF(pending);
+    if (n < 0)
+        return -1;
+    return n == 0;
+}
+
+/* Hold `item` (stolen) until the work enqueued so far completes; fence at the limit. */
+static int lane_hold(Lane *lane, PyObject *stream, PyObject *item)
+{
+    PyObject *u = PyList_GetItem(lane->box, 0);   /* borrowed */
+    if (!u) {
+        Py_DECREF(item);
+        return -1;
+    }
+    Py_INCREF(u);
+    int r = PyList_Append(u, item);
+    Py_DECREF(item);
+    if (r == 0 && PyList_Size(u) >= lane->limit) {
+        PyObject *res = PyObject_CallMethodObjArgs(stream, str_fence, NULL);
+        if (!res)
+            r = -1;
+        Py_XDECREF(res);
+    }
+    Py_DECREF(u);
+    return r;
+}
+
+/* ---- Launcher --------------------------------------------------------------------- */
+
+enum { P_PTR = 1, P_INT = 2, P_FLOAT = 3, P_RAW = 4 };
+
+typedef struct {
+    Py_ssize_t offset, size;
+    int what;
+    int untyped;              /* integer with no type name: registered pointer types too */
+    long long lo;             /* inclusive */
+    unsigned long long hi;    /* exclusive upper bound, 0 = 2**64 */
+    int hi_signed;            /* hi is a signed bound (<= 2**63) */
+    PyObject *numpy;          /* frozenset of numpy scalar types taken inline */
+} Param;
+
+typedef struct {
+    PyObject_HEAD
+    launch_fn fn;
+    void *func;
+    int dev_index;
+    Py_ssize_t size, explicit_end;
+    void *keys[3];            /* HIP_LAUNCH_PARAM_BUFFER_POINTER, _BUFFER_SIZE, _END */
+    Py_ssize_t nparams;
+    Param *params;
+    PyObject *stream_type;
+    PyObject *pointer_types;  /* set: untyped 8-byte parameters take their .ptr */
+    PyObject *slow;           /* Kernel._launch_py(kernel, grid, block, args, stream, shm) */
+    PyObject *configure;      /* Kernel._configure(kernel, grid, block, shm) */
+    /* the geometry cache: immutable keys compared by value */
+    PyObject *kgrid, *kblock;
+    long long kshm;
+    unsigned dims[6];
+    PyObject *tail;           /* bytes of the hidden arguments, or NULL */
+} Launcher;
+
+static PyTypeObject *LauncherType;
+
+static int launcher_traverse(Launcher *self, visitproc visit, void *arg)
+{
+    for (Py_ssize_t i = 0; i < self->nparams; i++)
+        Py_VISIT(self->params[i].numpy);
+    Py_VISIT(self->stream_type);
+    Py_VISIT(self->pointer_types);
+    Py_VISIT(self->slow);
+    Py_VISIT(self->configure);
+    Py_VISIT(self->kgrid);
+    Py_VISIT(self->kblock);
+    Py_VISIT(self->tail);
+    Py_VISIT((PyObject *)Py_TYPE(self));
+    return 0;
+}
+
+static int launcher_clear(Launcher *self)
+{
+    for (Py_ssize_t i = 0; i < self->nparams; i++)
+        Py_CLEAR(self->params[i].numpy);
+    Py_CLEAR(self->stream_type);
+    Py_CLEAR(self->pointer_types);
+    Py_CLEAR(self->slow);
+    Py_CLEAR(self->configure);
+    Py_CLEAR(self->kgrid);
+    Py_CLEAR(self->kblock);
+    Py_CLEAR(self->tail);
+    return 0;
+}
+
+static void launcher_dealloc(Launcher *self)
+{
+    PyTypeObject *tp = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    launcher_clear(self);
+    free(self->params);
+    freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+    f(self);
+    Py_DECREF(tp);
+}
+
+/* Launcher(fn, func, dev_index, size, explicit_end, keys, params, stream_type,
+ *          pointer_types, slow, configure)
+ * params: tuple of (offset, size, what, untyped, lo, hi, numpy_types) */
+static int launcher_init(Launcher *self, PyObject *args, PyObject *kw)
+{
+    PyObject *fn, *func, *keys, *params, *stype, *ptypes, *slow, *configure;
+    int dev;
+    Py_ssize_t size, explicit_end;
+    if (kw && PyDict_Size(kw)) {
+        PyErr_SetString(PyExc_TypeError, "Launcher takes no keyword arguments");
+        return -1;
+    }
+    if (!PyArg_ParseTuple(args, "OOinnO!O!OOOO", &fn, &func, &dev, &size, &explicit_end,
+                          &PyTuple_Type, &keys, &PyTuple_Type, &params, &stype, &ptypes,
+                          &slow, &configure))
+        return -1;
+    if (self->params) {
+        PyErr_SetString(PyExc_RuntimeError, "Launcher is initialised once");
+        return -1;
+    }
+    void *p;
+    if (as_ptr(fn, &p) < 0)
+        return -1;
+    self->fn = (launch_fn)p;
+    if (as_ptr(func, &self->func) < 0)
+        return -1;
+    if (PyTuple_Size(keys) != 3) {
+        PyErr_SetString(PyExc_ValueError, "three launch parameter keys");
+        return -1;
+    }
+    for (int i = 0; i < 3; i++)
+        if (as_ptr(PyTuple_GetItem(keys, i), &self->keys[i]) < 0)
+            return -1;
+    self->dev_index = dev;
+    self->size = size;
+    self->explicit_end = explicit_end;
+    Py_ssize_t n = PyTuple_Size(params);
+    self->params = calloc(n ? n : 1, sizeof(Param));
+    if (!self->params) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Param *q = &self->params[i];
+        PyObject *np;
+        if (!PyArg_ParseTuple(PyTuple_GetItem(params, i), "nniiLKiO", &q->offset, &q->size,
+                              &q->what, &q->untyped, &q->lo, &q->hi, &q->hi_signed, &np))
+            return -1;
+        if (q->offset < 0 || q->size < 1 || q->offset + q->size > explicit_end) {
+            PyErr_SetString(PyExc_ValueError, "a parameter outside the explicit arguments");
+            return -1;
+        }
+        Py_INCREF(np);
+        q->numpy = np;
+        self->nparams = i + 1;
+    }
+    Py_INCREF(stype);
+    self->stream_type = stype;
+    Py_INCREF(ptypes);
+    self->pointer_types = ptypes;
+    Py_INCREF(slow);
+    self->slow = slow;
+    Py_INCREF(configure);
+    self->configure = configure;
+    return 0;
+}
+
+/* An immutable geometry value we may cache by value: exact int, or a tuple of 1..3 exact ints. */
+static int plain_dims(PyObject *o)
+{
+    if (PyLong_CheckExact(o))
+        return 1;
+    if (!PyTuple_CheckExact(o))
+        return 0;
+    Py_ssize_t n = PyTuple_Size(o);
+    if (n < 1 || n > 3)
+        return 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!PyLong_CheckExact(PyTuple_GetItem(o, i)))
+            return 0;
+    return 1;
+}
+
+static int same_dims(PyObject *key, PyObject *o)
+{
+    if (!key || Py_TYPE(key) != Py_TYPE(o))
+        return 0;
+    if (key == o)
+        return 1;
+    if (!plain_dims(o))
+        return 0;
+    return PyObject_RichCompareBool(key, o, Py_EQ) == 1;
+}
+
+/* Validate and cache the geometry through the Python definition; 0 ok, -1 error. */
+static int configure(Launcher *self, PyObject *kernel, PyObject *grid, PyObject *block,
+                     PyObject *shm)
+{
+    PyObject *r = PyObject_CallFunctionObjArgs(self->configure, kernel, grid, block, shm, NULL);
+    if (!r)
+        return -1;
+    unsigned d[6];
+    PyObject *tail = NULL;
+    int ok = PyTuple_Check(r) && PyTuple_Size(r) == 7;
+    for (int i = 0; ok && i < 6; i++) {
+        unsigned long v = PyLong_AsUnsignedLong(PyTuple_GetItem(r, i));
+        if (PyErr_Occurred() || v > 0xFFFFFFFFul)
+            ok = 0;
+        d[i] = (unsigned)v;
+    }
+    if (ok) {
+        tail = PyTuple_GetItem(r, 6);
+        if (tail == Py_None)
+            tail = NULL;
+        else if (!PyBytes_Check(tail) ||
+                 PyBytes_Size(tail) != self->size - self->explicit_end)
+            ok = 0;
+    }
+    if (!ok) {
+        Py_DECREF(r);
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_RuntimeError, "Kernel._configure returned a bad geometry");
+        return -1;
+    }
+    memcpy(self->dims, d, sizeof d);
+    Py_XINCREF(tail);
+    PyObject *old_tail = self->tail;
+    self->tail = tail;
+    Py_XDECREF(old_tail);
+    Py_DECREF(r);
+    Py_CLEAR(self->kgrid);
+    Py_CLEAR(self->kblock);
+    if (plain_dims(grid) && plain_dims(block) && PyLong_CheckExact(shm)) {
+        long long s = PyLong_AsLongLong(shm);
+        if (!PyErr_Occurred()) {
+            Py_INCREF(grid);
+            Py_INCREF(block);
+            self->kgrid = grid;
+            self->kblock = block;
+            self->kshm = s;
+        }
+        PyErr_Clear();
+    }
+    return 0;
+}
+
+/* One parameter, the fast cases only: 1 packed, 0 not a fast case (Python decides), -1 error. */
+static int pack_one(Launcher *self, const Param *q, PyObject *a, char *out)
+{
+    PyTypeObject *t = Py_TYPE(a);
+    if (q->what == P_PTR) {
+        unsigned long long v;
+        PyObject *p = NULL;
+        if (a == Py_None) {
+            v = 0;
+        } else {
+            PyObject *src = a;
+            if (!PyLong_CheckExact(a)) {
+                p = PyObject_GetAttr(a, str_ptr);
+                if (!p) {
+                    PyErr_Clear();
+                    return 0;
+                }
+                src = p;
+                if (!PyLong_CheckExact(src)) {
+                    Py_DECREF(p);
+                    return 0;
+                }
+            }
+            v = PyLong_AsUnsignedLongLong(src);
+            Py_XDECREF(p);
+            if (PyErr_Occurred()) {
+                PyErr_Clear();
+                return 0;
+            }
+            if (q->size < 8 && v >> (8 * q->size))
+                return 0;
+        }
+        memcpy(out, &v, q->size);
+        return 1;
+    }
+    if (q->what == P_INT) {
+        unsigned long long bits;
+        if (PyLong_CheckExact(a)) {
+            int ovf;
+            long long v = PyLong_AsLongLongAndOverflow(a, &ovf);
+            if (ovf < 0 || (v == -1 && PyErr_Occurred())) {
+                PyErr_Clear();
+                return 0;
+            }
+            if (ovf > 0) {   /* above INT64_MAX: only an unsigned/untyped 8-byte bound admits it */
+                if (!(q->hi == 0 && !q->hi_signed))
+                    return 0;
+                bits = PyLong_AsUnsignedLongLong(a);
+                if (PyErr_Occurred()) {
+                    PyErr_Clear();
+                    return 0;
+                }
+            } else {
+                if (v < q->lo)
+                    return 0;
+                if (q->hi != 0 && v >= 0 && (unsigned long long)v >= q->hi)
+                    return 0;
+                bits = (unsigned long long)v;
+            }
+        } else if (t == &PyBool_Type) {
+            bits = a == Py_True;
+        } else if (q->numpy != Py_None && PySet_Contains(q->numpy, (PyObject *)t) == 1) {
+            PyObject *i = PyNumber_Index(a);
+            if (!i) {
+                PyErr_Clear();
+                return 0;
+            }
+            bits = PyLong_AsUnsignedLongLongMask(i);
+            Py_DECREF(i);
+            if (PyErr_Occurred()) {
+                PyErr_Clear();
+                return 0;
+            }
+        } else if (q->untyped && q->size == 8 && self->pointer_types != Py_None &&
+                   PySet_Contains(self->pointer_types, (PyObject *)t) == 1) {
+            Param as_ptr_param = *q;
+            as_ptr_param.what = P_PTR;
+            return pack_one(self, &as_ptr_param, a, out);
+        } else {
+            PyErr_Clear();
+            return 0;
+        }
+        memcpy(out, &bits, q->size);
+        return 1;
+    }
+    if (q->what == P_FLOAT) {
+        double d;
+        if (PyFloat_CheckExact(a)) {
+            d = PyFloat_AsDouble(a);
+        } else if (q->numpy != Py_None && PySet_Contains(q->numpy, (PyObject *)t) == 1) {
+            PyObject *f = PyNumber_Float(a);
+            if (!f) {
+                PyErr_Clear();
+                return 0;
+            }
+            d = PyFloat_AsDouble(f);
+            Py_DECREF(f);
+        } else {
+            PyErr_Clear();
+            return 0;
+        }
+        if (!isfinite(d))
+            return 0;     /* infinities, NaN payloads: struct's rules, in Python */
+        if (q->size == 8) {
+            memcpy(out, &d, 8);
+            return 1;
+        }
+        if (q->size == 4) {
+            float f = (float)d;   /* PyFloat_Pack4: round to nearest, refuse overflow */
+            if (isinf(f))
+                return 0;
+            memcpy(out, &f, 4);
+            return 1;
+        }
+        return 0;
+    }
+    if (q->what == P_RAW) {
+        if (PyBytes_CheckExact(a) && PyBytes_Size(a) == q->size) {
+            memcpy(out, PyBytes_AsString(a), q->size);
+            return 1;
+        }
+        return 0;
+    }
+    return 0;
+}
+
+#define STACK_KERNARGS 4096
+
+static PyObject *slow_launch(Launcher *self, PyObject *const *args)
+{
+    return PyObject_CallFunctionObjArgs(self->slow, args[0], args[1], args[2], args[3],
+                                        args[4], args[5], NULL);
+}
+
+/* launch(kernel, grid, block, args, stream, shared_mem) -> None */
+static PyObject *launcher_launch(Launcher *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "Launcher.launch takes 6 arguments");
+        return NULL;
+    }
+    PyObject *kernel = args[0], *grid = args[1], *block = args[2], *kargs = args[3];
+    PyObject *stream = args[4], *shm = args[5];
+    if ((PyObject *)Py_TYPE(stream) != self->stream_type)
+        return slow_launch(self, args);
+    PyObject *h = PyObject_GetAttr(stream, str_h);
+    if (!h)
+        return NULL;
+    Py_DECREF(h);
+    if (h == Py_None)   /* closed: Python raises */
+        return slow_launch(self, args);
+    PyObject *lane_o = PyObject_GetAttr(stream, str_lane);
+    if (!lane_o)
+        return NULL;
+    if (Py_TYPE(lane_o) != LaneType) {
+        Py_DECREF(lane_o);
+        return slow_launch(self, args);
+    }
+    Lane *lane = (Lane *)lane_o;
+    PyObject *result = NULL;
+    int r = lane_ready(lane, self->dev_index);
+    if (r <= 0) {
+        Py_DECREF(lane_o);
+        return r < 0 ? NULL : slow_launch(self, args);
+    }
+    if (!(same_dims(self->kgrid, grid) && same_dims(self->kblock, block) &&
+          PyLong_CheckExact(shm) && PyLong_AsLongLong(shm) == self->kshm)) {
+        PyErr_Clear();
+        if (configure(self, kernel, grid, block, shm) < 0)
+            goto done;
+    }
+    Py_ssize_t n;
+    if (PyTuple_CheckExact(kargs)) {
+        n = PyTuple_Size(kargs);
+    } else if (PyList_CheckExact(kargs)) {
+        n = PyList_Size(kargs);
+    } else {
+        Py_DECREF(lane_o);
+        return slow_launch(self, args);
+    }
+    if (n != self->nparams) {
+        Py_DECREF(lane_o);
+        return slow_launch(self, args);
+    }
+    char stackbuf[STACK_KERNARGS];
+    char *kbuf = self->size <= STACK_KERNARGS ? stackbuf : malloc(self->size);
+    if (!kbuf) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (self->explicit_end)
+        memset(kbuf, 0, self->explicit_end);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *a = PyTuple_CheckExact(kargs) ? PyTuple_GetItem(kargs, i)
+                                                : PyList_GetItem(kargs, i);
+        int ok = pack_one(self, &self->params[i], a, kbuf + self->params[i].offset);
+        if (ok <= 0) {
+            if (kbuf != stackbuf)
+                free(kbuf);
+            Py_DECREF(lane_o);
+            return ok < 0 ? NULL : slow_launch(self, args);
+        }
+    }
+    if (self->tail)
+        memcpy(kbuf + self->explicit_end, PyBytes_AsString(self->tail),
+               self->size - self->explicit_end);
+    else if (self->size > self->explicit_end)
+        memset(kbuf + self->explicit_end, 0, self->size - self->explicit_end);
+    size_t ksize = (size_t)self->size;
+    void *extra[5] = {self->keys[0], kbuf, self->keys[1], &ksize, self->keys[2]};
+    unsigned d[6];
+    memcpy(d, self->dims, sizeof d);
+    unsigned s = (unsigned)self->kshm;
+    if (self->kgrid == NULL) {   /* not cached: the value configure validated */
+        long long v = PyLong_AsLongLong(shm);
+        if (PyErr_Occurred()) {
+            PyErr_Clear();
+            v = 0;
+        }
+        s = (unsigned)v;
+    }
+    void *sh = (void *)(uintptr_t)lane->addr;
+    int st;
+    Py_BEGIN_ALLOW_THREADS
+    st = self->fn(self->func, d[0], d[1], d[2], d[3], d[4], d[5], s, sh, NULL, extra);
+    Py_END_ALLOW_THREADS
+    if (kbuf != stackbuf)
+        free(kbuf);
+    if (st) {
+        raise_status(st, "hipModuleLaunchKernel");
+        goto done;
+    }
+    PyObject *item;
+    if (n == 0 && self->size == 0) {
+        Py_INCREF(kernel);
+        item = kernel;
+    } else {
+        item = PyTuple_Pack(2, kernel, kargs);
+        if (!item)
+            goto done;
+    }
+    if (lane_hold(lane, stream, item) < 0)
+        goto done;
+    Py_INCREF(Py_None);
+    result = Py_None;
+done:
+    Py_DECREF(lane_o);
+    return result;
+}
+
+/* pack(args, kernel=None) -> bytes|None: the explicit arguments as the launch packs them
+ * (None when an argument is not a fast case); for the differential tests. */
+static PyObject *launcher_pack(Launcher *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 1 || !PyTuple_CheckExact(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "pack takes one tuple");
+        return NULL;
+    }
+    PyObject *kargs = args[0];
+    if (PyTuple_Size(kargs) != self->nparams)
+        Py_RETURN_NONE;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, self->explicit_end);
+    if (!out)
+        return NULL;
+    char *buf = PyBytes_AsString(out);
+    memset(buf, 0, self->explicit_end);
+    for (Py_ssize_t i = 0; i < self->nparams; i++) {
+        int ok = pack_one(self, &self->params[i], PyTuple_GetItem(kargs, i),
+                          buf + self->params[i].offset);
+        if (ok <= 0) {
+            Py_DECREF(out);
+            if (ok < 0)
+                return NULL;
+            Py_RETURN_NONE;
+        }
+    }
+    return out;
+}
+
+static PyMethodDef launcher_methods[] = {
+    {"launch", (PyCFunction)(void (*)(void))launcher_launch, METH_FASTCALL,
+     "launch(kernel, grid, block, args, stream, shared_mem): enqueue, or hand to Python"},
+    {"pack", (PyCFunction)(void (*)(void))launcher_pack, METH_FASTCALL,
+     "pack(args): the explicit kernarg bytes the compiled path writes, None if not a fast case"},
+    {NULL}
+};
+
+static PyType_Slot launcher_slots[] = {
+    {Py_tp_doc, "A kernel's compiled launch state (see rocpy/hip/module.py)."},
+    {Py_tp_methods, launcher_methods},
+    {Py_tp_init, launcher_init},
+    {Py_tp_traverse, launcher_traverse},
+    {Py_tp_clear, launcher_clear},
+    {Py_tp_dealloc, launcher_dealloc},
+    {Py_tp_new, PyType_GenericNew},
+    {0, NULL}
+};
+
+static PyType_Spec launcher_spec = {
+    "rocpy._hot.Launcher", sizeof(Launcher), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, launcher_slots
+};
+
+/* ---- the other hot calls: fn address first, then ints; the status comes back -------- */
+
+#define PTR_ARG(i, var) void *var; if (as_ptr(args[i], &var) < 0) return NULL
+#define CHECK_N(k, name) if (nargs != (k)) { \
+        PyErr_SetString(PyExc_TypeError, name " takes " #k " arguments"); return NULL; }
+
+static PyObject *call_p(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    CHECK_N(2, "call_p");
+    PTR_ARG(0, fn);
+    PTR_ARG(1, a);
+    int st;
+    Py_BEGIN_ALLOW_THREADS
+    st = ((fn_p)fn)(a);
+    Py_END_ALLOW_THREADS
+    return PyLong_FromLong(st);
+}
+
+static PyObject *call_pp(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    CHECK_N(3, "call_pp");
+    PTR_ARG(0, fn);
+    PTR_ARG(1, a);
+    PTR_ARG(2, b);
+    int st;
+    Py_BEGIN_ALLOW_THREADS
+    st = ((fn_pp)fn)(a, b);
+    Py_END_ALLOW_THREADS
+    return PyLong_FromLong(st);
+}
+
+static PyObject *call_ppu(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    CHECK_N(4, "call_ppu");
+    PTR_ARG(0, fn);
+    PTR_ARG(1, a);
+    PTR_ARG(2, b);
+    unsigned long u = PyLong_AsUnsignedLong(args[3]);
+    if (PyErr_Occurred())
+        return NULL;
+    int st;
+    Py_BEGIN_ALLOW_THREADS
+    st = ((fn_ppu)fn)(a, b, (unsigned)u);
+    Py_END_ALLOW_THREADS
+    return PyLong_FromLong(st);
+}
+
+/* memcpy_async(fn, dst, src, nbytes, kind, stream) */
+static PyObject *call_memcpy_async(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    CHECK_N(6, "call_memcpy_async");
+    PTR_ARG(0, fn);
+    PTR_ARG(1, dst);
+    PTR_ARG(2, src);
+    size_t n = PyLong_AsSize_t(args[3]);
+    if (n == (size_t)-1 && PyErr_Occurred())
+        return NULL;
+    int kind = (int)PyLong_AsLong(args[4]);
+    if (kind == -1 && PyErr_Occurred())
+        return NULL;
+    PTR_ARG(5, s);
+    int st;
+    Py_BEGIN_ALLOW_THREADS
+    st = ((fn_ppsip)fn)(dst, src, n, kind, s);
+    Py_END_ALLOW_THREADS
+    return PyLong_FromLong(st);
+}
+
+/* memset_async(fn, dst, value, count, stream) */
+static PyObject *call_memset_async(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    CHECK_N(5, "call_memset_async");
+    PTR_ARG(0, fn);
+    PTR_ARG(1, dst);
+    int value = (int)PyLong_AsLong(args[2]);
+    if (value == -1 && PyErr_Occurred())
+        return NULL;
+    size_t n = PyLong_AsSize_t(args[3]);
+    if (n == (size_t)-1 && PyErr_Occurred())
+        return NULL;
+    PTR_ARG(4, s);
+    int st;
+    Py_BEGIN_ALLOW_THREADS
+    st = ((fn_pisp)fn)(dst, value, n, s);
+    Py_END_ALLOW_THREADS
+    return PyLong_FromLong(st);
+}
+
+/* signal_load(fn, handle) -> int64 (HSA loads do not block: the GIL stays held) */
+static PyObject *call_signal_load(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    CHECK_N(2, "call_signal_load");
+    PTR_ARG(0, fn);
+    unsigned long long h = PyLong_AsUnsignedLongLong(args[1]);
+    if (PyErr_Occurred())
+        return NULL;
+    return PyLong_FromLongLong(((fn_sig_load)fn)(h));
+}
+
+static PyObject *call_signal_store(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    CHECK_N(3, "call_signal_store");
+    PTR_ARG(0, fn);
+    unsigned long long h = PyLong_AsUnsignedLongLong(args[1]);
+    if (PyErr_Occurred())
+        return NULL;
+    long long v = PyLong_AsLongLong(args[2]);
+    if (v == -1 && PyErr_Occurred())
+        return NULL;
+    ((fn_sig_store)fn)(h, v);
+    Py_RETURN_NONE;
+}
+
+static PyObject *set_error_factory(PyObject *m, PyObject *f)
+{
+    PyObject *old = error_factory;
+    Py_INCREF(f);
+    error_factory = f;
+    Py_XDECREF(old);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef module_methods[] = {
+    {"call_p", (PyCFunction)(void (*)(void))call_p, METH_FASTCALL,
+     "call_p(fn, a) -> status: int fn(void *)"},
+    {"call_pp", (PyCFunction)(void (*)(void))call_pp, METH_FASTCALL,
+     "call_pp(fn, a, b) -> status: int fn(void *, void *)"},
+    {"call_ppu", (PyCFunction)(void (*)(void))call_ppu, METH_FASTCALL,
+     "call_ppu(fn, a, b, u) -> status: int fn(void *, void *, unsigned)"},
+    {"call_memcpy_async", (PyCFunction)(void (*)(void))call_memcpy_async, METH_FASTCALL,
+     "call_memcpy_async(fn, dst, src, nbytes, kind, stream) -> status"},
+    {"call_memset_async", (PyCFunction)(void (*)(void))call_memset_async, METH_FASTCALL,
+     "call_memset_async(fn, dst, value, count, stream) -> status"},
+    {"call_signal_load", (PyCFunction)(void (*)(void))call_signal_load, METH_FASTCALL,
+     "call_signal_load(fn, handle) -> value: int64_t fn(uint64_t)"},
+    {"call_signal_store", (PyCFunction)(void (*)(void))call_signal_store, METH_FASTCALL,
+     "call_signal_store(fn, handle, value): void fn(uint64_t, int64_t)"},
+    {"set_error_factory", set_error_factory, METH_O,
+     "set_error_factory(f): f(status, call) makes the exception a failed launch raises"},
+    {NULL}
+};
+
+static int hot_exec(PyObject *m)
+{
+    if (!(str_h = PyUnicode_InternFromString("_h")) ||
+        !(str_lane = PyUnicode_InternFromString("_lane")) ||
+        !(str_pending = PyUnicode_InternFromString("pending")) ||
+        !(str_fence = PyUnicode_InternFromString("_fence")) ||
+        !(str_ptr = PyUnicode_InternFromString("ptr")))
+        return -1;
+    LaneType = (PyTypeObject *)PyType_FromSpec(&lane_spec);
+    if (!LaneType || PyModule_AddObject(m, "Lane", (PyObject *)LaneType) < 0)
+        return -1;
+    Py_INCREF(LaneType);
+    LauncherType = (PyTypeObject *)PyType_FromSpec(&launcher_spec);
+    if (!LauncherType || PyModule_AddObject(m, "Launcher", (PyObject *)LauncherType) < 0)
+        return -1;
+    Py_INCREF(LauncherType);
+    return 0;
+}
+
+static PyModuleDef_Slot hot_slots[] = {{Py_mod_exec, hot_exec}, {0, NULL}};
+
+static struct PyModuleDef hot_module = {
+    PyModuleDef_HEAD_INIT, "rocpy._hot",
+    "rocpy's compiled hot path (see rocpy/_native/hot/hot.c).", 0, module_methods, hot_slots
+};
+
+PyMODINIT_FUNC PyInit__hot(void)
+{
+    return PyModuleDef_Init(&hot_module);
+}
