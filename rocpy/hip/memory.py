@@ -34,7 +34,7 @@ import numpy as np
 
 from .._handle import Handle
 from ..errors import hip_error
-from . import _api
+from . import _api, _calls
 from ._api import api, use_device
 from .typed import TypedBuffer, _cuda_array_interface, _numpy_view
 
@@ -554,21 +554,35 @@ def _endpoint(obj: Any, writable: bool, call: str) -> tuple[int, int, Any]:
     return addr, view.nbytes, (view, cdata)
 
 
+_DEFAULT_KIND = 4   # hipMemcpyDefault (and cudaMemcpyDefault): checked at the first bind
+
+
+def _memcpy_async(dst: int, src: int, n: int, kind: int, stream: int) -> int:
+    """``hipMemcpyAsync`` by addresses (bound at the first call, `_calls`)."""
+    global _memcpy_async
+    if api().lib.hipMemcpyDefault != _DEFAULT_KIND:  # pragma: no cover - a header change
+        raise RuntimeError("hipMemcpyDefault is not 4 in this backend's headers")
+    _memcpy_async = _calls.bind_memcpy_async()
+    return _memcpy_async(dst, src, n, kind, stream)
+
+
 def _copy(dst: int, src: int, n: int, stream: Any, buf: Buffer, other: Any) -> None:
     if n == 0:
         return
-    lib = api().lib
     if stream is not None:
         s = stream if type(stream) is Stream else _stream_of(stream)
-        sh = s._enter()
-        st = lib.hipMemcpyAsync(_void(dst), _void(src), n, lib.hipMemcpyDefault, sh)
+        lane = s._lane
+        if lane.ready < 0 or s._h is None or lane.errors.pending:
+            s._enter()
+        st = _memcpy_async(dst, src, n, _DEFAULT_KIND, lane.addr)
         if st:
             raise hip_error(st, "hipMemcpyAsync")
-        buf._last = s._weak
+        w = buf._last = s._weak
         if type(other) in _BUFFER_TYPES:
-            other._last = s._weak
+            other._last = w
         s._hold((buf, other))
         return
+    lib = api().lib
     index = buf._dev_index
     if index < 0 and isinstance(other, Buffer):
         index = other._dev_index

@@ -623,4 +623,12 @@ def _hot_launcher(k: Kernel, a: Any) -> Any:
     keys = tuple(int(ffi.cast("uintptr_t", key)) for key in _launch_param_keys())
     return hot.Launcher(fn, _api.address(k._h), k._dev_index, layout.size,
                         layout._explicit_end, keys, _param_spec(layout), Stream,
-                        _POINTER_TYPES, Kernel._launch_py, Kernel._configure)
+                        _POINTER_TYPES, _buffer_types(), Kernel._launch_py, Kernel._configure)
+
+
+@functools.cache
+def _buffer_types() -> frozenset:
+    """rocpy's buffer classes: their ``ptr`` property is ``_h`` (None once closed), which
+    the compiled path reads directly; subclasses go through ``ptr``."""
+    from .memory import DeviceBuffer, HostBuffer, ManagedBuffer
+    return frozenset({DeviceBuffer, HostBuffer, ManagedBuffer})

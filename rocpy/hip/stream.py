@@ -50,7 +50,7 @@ from .._dispatcher import CallbackErrors, dispatcher
 from .._handle import Handle
 from .._reaper import PendingList
 from ..errors import NotSupportedError, hip_error
-from . import _api
+from . import _api, _calls
 from ._api import api, use_device
 from ._callbacks import _callback_trampolines, _dispatcher_barrier
 from ._lane import new_lane
@@ -60,6 +60,13 @@ from .event import Event
 
 _OWNED, _NULL, _PER_THREAD, _FOREIGN = "owned", "null", "per_thread", "foreign"
 _per_thread = threading.local()
+
+
+def _stream_query(stream: int) -> int:
+    """``hipStreamQuery`` by address (bound at the first call, `_calls`)."""
+    global _stream_query
+    _stream_query = _calls.bind_p("hipStreamQuery", "hipStream_t")
+    return _stream_query(stream)
 
 
 def _priority_value(dev: Device, priority: Any) -> int:
@@ -391,23 +398,27 @@ class Stream(_OrderedHandle):
         """Whether all work enqueued so far is complete (``hipStreamQuery``; not
         ready is False, not an error).  Host callbacks may still be running
         on rocpy's dispatcher thread; `synchronize` waits for them too."""
-        h = self._enter()
-        a = api()
-        taken = self._take()
-        st = a.lib.hipStreamQuery(h)
-        if st:
-            self._restore(taken)
-            if st == a.not_ready:
-                self._pending.poll()
-                return False
-            raise hip_error(st, "hipStreamQuery")
-        del taken
-        self._pending.poll()
-        return True
+        return self.query()
 
     def query(self) -> bool:
         """`done` as a method."""
-        return self.done
+        lane = self._lane
+        if lane.ready < 0 or self._h is None or lane.errors.pending:
+            self._enter()
+        # what is held before the query is complete if the query says so; what other
+        # threads add meanwhile stays (a fence moving the batch leaves ``held`` alone)
+        held = lane.box[0]
+        n = len(held)
+        st = _stream_query(lane.addr)
+        if st:
+            self._pending.poll()
+            if st == api().not_ready:
+                return False
+            raise hip_error(st, "hipStreamQuery")
+        if n and self._capture is None:
+            del held[:n]
+        self._pending.poll()
+        return True
 
     def wait(self, what: Any) -> None:
         """Make later work on this stream wait for ``what``: an `Event`, or

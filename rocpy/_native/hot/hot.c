@@ -202,6 +202,7 @@ typedef struct {
     Param *params;
     PyObject *stream_type;
     PyObject *pointer_types;  /* set: untyped 8-byte parameters take their .ptr */
+    PyObject *buffer_types;   /* frozenset: rocpy's buffer classes, whose .ptr is ._h */
     PyObject *slow;           /* Kernel._launch_py(kernel, grid, block, args, stream, shm) */
     PyObject *configure;      /* Kernel._configure(kernel, grid, block, shm) */
     /* the geometry cache: immutable keys compared by value */
@@ -219,6 +220,7 @@ static int launcher_traverse(Launcher *self, visitproc visit, void *arg)
         Py_VISIT(self->params[i].numpy);
     Py_VISIT(self->stream_type);
     Py_VISIT(self->pointer_types);
+    Py_VISIT(self->buffer_types);
     Py_VISIT(self->slow);
     Py_VISIT(self->configure);
     Py_VISIT(self->kgrid);
@@ -234,6 +236,7 @@ static int launcher_clear(Launcher *self)
         Py_CLEAR(self->params[i].numpy);
     Py_CLEAR(self->stream_type);
     Py_CLEAR(self->pointer_types);
+    Py_CLEAR(self->buffer_types);
     Py_CLEAR(self->slow);
     Py_CLEAR(self->configure);
     Py_CLEAR(self->kgrid);
@@ -254,20 +257,20 @@ static void launcher_dealloc(Launcher *self)
 }
 
 /* Launcher(fn, func, dev_index, size, explicit_end, keys, params, stream_type,
- *          pointer_types, slow, configure)
+ *          pointer_types, buffer_types, slow, configure)
  * params: tuple of (offset, size, what, untyped, lo, hi, numpy_types) */
 static int launcher_init(Launcher *self, PyObject *args, PyObject *kw)
 {
-    PyObject *fn, *func, *keys, *params, *stype, *ptypes, *slow, *configure;
+    PyObject *fn, *func, *keys, *params, *stype, *ptypes, *btypes, *slow, *configure;
     int dev;
     Py_ssize_t size, explicit_end;
     if (kw && PyDict_Size(kw)) {
         PyErr_SetString(PyExc_TypeError, "Launcher takes no keyword arguments");
         return -1;
     }
-    if (!PyArg_ParseTuple(args, "OOinnO!O!OOOO", &fn, &func, &dev, &size, &explicit_end,
+    if (!PyArg_ParseTuple(args, "OOinnO!O!OOOOO", &fn, &func, &dev, &size, &explicit_end,
                           &PyTuple_Type, &keys, &PyTuple_Type, &params, &stype, &ptypes,
-                          &slow, &configure))
+                          &btypes, &slow, &configure))
         return -1;
     if (self->params) {
         PyErr_SetString(PyExc_RuntimeError, "Launcher is initialised once");
@@ -313,6 +316,8 @@ static int launcher_init(Launcher *self, PyObject *args, PyObject *kw)
     self->stream_type = stype;
     Py_INCREF(ptypes);
     self->pointer_types = ptypes;
+    Py_INCREF(btypes);
+    self->buffer_types = btypes;
     Py_INCREF(slow);
     self->slow = slow;
     Py_INCREF(configure);
@@ -411,7 +416,10 @@ static int pack_one(Launcher *self, const Param *q, PyObject *a, char *out)
         } else {
             PyObject *src = a;
             if (!PyLong_CheckExact(a)) {
-                p = PyObject_GetAttr(a, str_ptr);
+                /* rocpy's buffers: .ptr is their _h (None once closed: Python raises) */
+                int own = self->buffer_types != Py_None &&
+                          PySet_Contains(self->buffer_types, (PyObject *)t) == 1;
+                p = PyObject_GetAttr(a, own ? str_h : str_ptr);
                 if (!p) {
                     PyErr_Clear();
                     return 0;
