@@ -27,6 +27,7 @@ shape)`` gives a typed view.
 """
 from __future__ import annotations
 
+import functools
 import operator
 from typing import Any, ClassVar
 
@@ -228,7 +229,8 @@ class Buffer(Handle):
         ``__hip_stream__``), ``hipMemcpyAsync`` on it; ``src`` and this buffer
         are kept alive until the copy completes.
         """
-        self._copy_with(src, False, stream)
+        if stream is None or not _copy_async(self, src, False, stream):
+            self._copy_with(src, False, stream)
 
     def copy_to(self, dst: Any, stream: Any = None) -> Any:
         """Copy this buffer into ``dst``; sizes must be equal.  Returns ``dst``.
@@ -238,7 +240,8 @@ class Buffer(Handle):
         semantics as in `copy_from`: with a stream, read ``dst`` only after
         synchronizing.
         """
-        self._copy_with(dst, True, stream)
+        if stream is None or not _copy_async(self, dst, True, stream):
+            self._copy_with(dst, True, stream)
         return dst
 
     def _copy_with(self, other: Any, to_other: bool, stream: Any) -> None:
@@ -564,6 +567,29 @@ def _memcpy_async(dst: int, src: int, n: int, kind: int, stream: int) -> int:
         raise RuntimeError("hipMemcpyDefault is not 4 in this backend's headers")
     _memcpy_async = _calls.bind_memcpy_async()
     return _memcpy_async(dst, src, n, kind, stream)
+
+
+def _copy_async(buf: Buffer, other: Any, to_other: bool, stream: Any) -> bool:
+    """The compiled copy between two rocpy buffers on a ready `Stream` (``rocpy._hot
+    .copy_async``); False, having done nothing, for anything else or where the
+    compiled path is off (`_copy_with` then does it, and raises what is wrong).
+    Bound at the first call."""
+    global _copy_async
+    from .._hotpath import module
+    hot = module()
+    if hot is None:
+        _copy_async = _not_compiled
+    else:
+        from .stream import Stream as stream_type
+        hot.register_copy_types(stream_type, _BUFFER_TYPES)
+        a = api()
+        fn = int(a.ffi.cast("uintptr_t", a.ffi.addressof(a.lib, "hipMemcpyAsync")))
+        _copy_async = functools.partial(hot.copy_async, fn)
+    return _copy_async(buf, other, to_other, stream)
+
+
+def _not_compiled(*args: Any) -> bool:
+    return False
 
 
 def _copy(dst: int, src: int, n: int, stream: Any, buf: Buffer, other: Any) -> None:

@@ -221,9 +221,6 @@ class Module(Handle):
         return f"<Module {self._source} on Device {self._dev._index}: {list(self._names)}>"
 
 
-_U32 = 0xFFFFFFFF
-
-
 def _index(value: Any, what: str) -> int:
     """One launch dimension or size: an int or numpy integer (``operator.index``)."""
     if isinstance(value, bool) or type(value).__name__ == "bool_":
@@ -259,12 +256,18 @@ def _dims(value: Any, what: str) -> tuple[int, int, int]:
         if n < 1:
             raise _api.fail("hipErrorInvalidConfiguration", "Kernel.launch",
                             f"{what} {value!r}: every dimension must be at least 1")
-        if n > _U32:
-            raise ValueError(f"{what} dimensions must be in [1, {_U32}], got {n}")
         dims.append(n)
     while len(dims) < 3:
         dims.append(1)
     return dims[0], dims[1], dims[2]
+
+
+def _packable(value: Any) -> Any:
+    """Validated geometry as the hidden-argument packer takes it: a 1-D numpy array as
+    a tuple of ints (its length is the dimension count), anything else as given."""
+    if getattr(value, "ndim", 0) == 1 and hasattr(value, "tolist"):
+        return tuple(operator.index(d) for d in value)
+    return value
 
 
 def _plain(value: Any) -> bool:
@@ -370,7 +373,8 @@ class Kernel(Handle):
         k._max_grid = dev.max_grid_dims
         k._max_shared = dev.shared_memory_per_block
         k._launcher = _hot_launcher(k, a)
-        k._hot_launch = k._launcher.launch if k._launcher is not None else k._launch_py
+        # called as f(kernel, grid, block, args, stream, shared_mem), compiled or not
+        k._hot_launch = k._launcher.launch if k._launcher is not None else cls._launch_py
         return k
 
     # ---- what it is -------------------------------------------------------------
@@ -455,9 +459,7 @@ class Kernel(Handle):
                                 f"grid {axis} x block {axis} = {g * b} work-items does not fit "
                                 "HIP's 32-bit global size")
         shared_mem = _index(shared_mem, "shared_mem")
-        if not 0 <= shared_mem <= _U32:
-            raise ValueError(f"shared_mem must be in [0, {_U32}], got {shared_mem}")
-        if shared_mem > self._max_shared:
+        if not 0 <= shared_mem <= self._max_shared:
             raise _api.invalid("Kernel.launch", f"shared_mem = {shared_mem} bytes; the device "
                                                 f"allows 0..{self._max_shared} per block")
         return gx, gy, gz, bx, by, bz
@@ -469,7 +471,8 @@ class Kernel(Handle):
         layout = self._layout
         tail = None
         if layout._hidden_kinds:
-            tail = layout._hidden_tail(None, block, grid, _index(shared_mem, "shared_mem"), None)
+            tail = layout._hidden_tail(None, _packable(block), _packable(grid),
+                                       _index(shared_mem, "shared_mem"), None)
         return dims + (tail,)
 
     def launch(self, grid: Any, block: Any, args: Sequence[Any] = (), stream: Any = None,
@@ -521,6 +524,7 @@ class Kernel(Handle):
             shared_mem = _index(shared_mem, "shared_mem")
             if _plain(grid) and _plain(block):
                 self._gkey = (grid, block, shared_mem)
+            grid, block = _packable(grid), _packable(block)
         lane = s._lane
         if lane.ready != self._dev_index:  # another device, the null stream, or a capture
             if s._dev_index != self._dev_index:

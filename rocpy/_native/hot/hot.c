@@ -823,6 +823,132 @@ static PyObject *call_signal_store(PyObject *m, PyObject *const *args, Py_ssize_
     Py_RETURN_NONE;
 }
 
+/* ---- buffer copies ------------------------------------------------------------------- */
+
+static PyObject *copy_stream_type, *copy_buffer_types;
+static PyObject *str_nbytes, *str_weak, *str_last;
+
+/* register_copy_types(stream_type, buffer_types) */
+static PyObject *register_copy_types(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    CHECK_N(2, "register_copy_types");
+    Py_INCREF(args[0]);
+    Py_INCREF(args[1]);
+    Py_XDECREF(copy_stream_type);
+    Py_XDECREF(copy_buffer_types);
+    copy_stream_type = args[0];
+    copy_buffer_types = args[1];
+    Py_RETURN_NONE;
+}
+
+/* An open rocpy buffer's address and size: 1, or 0 when not (Python decides), -1 error. */
+static int buffer_range(PyObject *b, unsigned long long *addr, Py_ssize_t *nbytes)
+{
+    if (PySet_Contains(copy_buffer_types, (PyObject *)Py_TYPE(b)) != 1) {
+        PyErr_Clear();
+        return 0;
+    }
+    PyObject *h = PyObject_GetAttr(b, str_h);
+    if (!h)
+        return -1;
+    int ok = PyLong_CheckExact(h);
+    if (ok)
+        *addr = PyLong_AsUnsignedLongLong(h);
+    Py_DECREF(h);
+    if (!ok || PyErr_Occurred()) {
+        PyErr_Clear();
+        return 0;
+    }
+    PyObject *n = PyObject_GetAttr(b, str_nbytes);
+    if (!n)
+        return -1;
+    *nbytes = PyLong_AsSsize_t(n);
+    Py_DECREF(n);
+    if (*nbytes < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    return 1;
+}
+
+/* copy_async(fn, buf, other, to_other, stream) -> bool
+ * buf.copy_to(other, stream) (to_other) or buf.copy_from(other, stream) between two open
+ * rocpy buffers of the same nonzero size on a Stream whose lane is ready: hipMemcpyAsync
+ * with hipMemcpyDefault (4), both remember the stream, the lane holds (buf, other).
+ * False: not that case, nothing done (the Python path handles it, and every error). */
+static PyObject *copy_async(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    CHECK_N(5, "copy_async");
+    PTR_ARG(0, fn);
+    PyObject *buf = args[1], *other = args[2], *stream = args[4];
+    int to_other = PyObject_IsTrue(args[3]);
+    if (to_other < 0)
+        return NULL;
+    if (!copy_stream_type || (PyObject *)Py_TYPE(stream) != copy_stream_type)
+        Py_RETURN_FALSE;
+    unsigned long long a, b;
+    Py_ssize_t na, nb;
+    int r = buffer_range(buf, &a, &na);
+    if (r <= 0)
+        return r < 0 ? NULL : (Py_INCREF(Py_False), Py_False);
+    r = buffer_range(other, &b, &nb);
+    if (r <= 0)
+        return r < 0 ? NULL : (Py_INCREF(Py_False), Py_False);
+    if (na != nb || na == 0)
+        Py_RETURN_FALSE;
+    PyObject *h = PyObject_GetAttr(stream, str_h);
+    if (!h)
+        return NULL;
+    Py_DECREF(h);
+    if (h == Py_None)
+        Py_RETURN_FALSE;
+    PyObject *lane_o = PyObject_GetAttr(stream, str_lane);
+    if (!lane_o)
+        return NULL;
+    PyObject *result = NULL;
+    Lane *lane = (Lane *)lane_o;
+    if (Py_TYPE(lane_o) != LaneType || lane->ready < 0) {
+        result = Py_False;
+        Py_INCREF(result);
+        goto done;
+    }
+    r = lane_ready(lane, lane->ready);
+    if (r <= 0) {
+        if (r == 0) {
+            result = Py_False;
+            Py_INCREF(result);
+        }
+        goto done;
+    }
+    void *dst = (void *)(uintptr_t)(to_other ? b : a), *src = (void *)(uintptr_t)(to_other ? a : b);
+    void *sh = (void *)(uintptr_t)lane->addr;
+    int st;
+    Py_BEGIN_ALLOW_THREADS
+    st = ((fn_ppsip)fn)(dst, src, (size_t)na, 4 /* hipMemcpyDefault */, sh);
+    Py_END_ALLOW_THREADS
+    if (st) {
+        raise_status(st, "hipMemcpyAsync");
+        goto done;
+    }
+    PyObject *w = PyObject_GetAttr(stream, str_weak);
+    if (!w)
+        goto done;
+    r = PyObject_SetAttr(buf, str_last, w);
+    if (r == 0)
+        r = PyObject_SetAttr(other, str_last, w);
+    Py_DECREF(w);
+    if (r < 0)
+        goto done;
+    PyObject *item = PyTuple_Pack(2, buf, other);
+    if (!item || lane_hold(lane, stream, item) < 0)
+        goto done;
+    result = Py_True;
+    Py_INCREF(result);
+done:
+    Py_DECREF(lane_o);
+    return result;
+}
+
 static PyObject *set_error_factory(PyObject *m, PyObject *f)
 {
     PyObject *old = error_factory;
@@ -847,6 +973,10 @@ static PyMethodDef module_methods[] = {
      "call_signal_load(fn, handle) -> value: int64_t fn(uint64_t)"},
     {"call_signal_store", (PyCFunction)(void (*)(void))call_signal_store, METH_FASTCALL,
      "call_signal_store(fn, handle, value): void fn(uint64_t, int64_t)"},
+    {"register_copy_types", (PyCFunction)(void (*)(void))register_copy_types, METH_FASTCALL,
+     "register_copy_types(stream_type, buffer_types): what copy_async takes"},
+    {"copy_async", (PyCFunction)(void (*)(void))copy_async, METH_FASTCALL,
+     "copy_async(fn, buf, other, to_other, stream) -> bool: see hot.c"},
     {"set_error_factory", set_error_factory, METH_O,
      "set_error_factory(f): f(status, call) makes the exception a failed launch raises"},
     {NULL}
@@ -858,7 +988,10 @@ static int hot_exec(PyObject *m)
         !(str_lane = PyUnicode_InternFromString("_lane")) ||
         !(str_pending = PyUnicode_InternFromString("pending")) ||
         !(str_fence = PyUnicode_InternFromString("_fence")) ||
-        !(str_ptr = PyUnicode_InternFromString("ptr")))
+        !(str_ptr = PyUnicode_InternFromString("ptr")) ||
+        !(str_nbytes = PyUnicode_InternFromString("_nbytes")) ||
+        !(str_weak = PyUnicode_InternFromString("_weak")) ||
+        !(str_last = PyUnicode_InternFromString("_last")))
         return -1;
     LaneType = (PyTypeObject *)PyType_FromSpec(&lane_spec);
     if (!LaneType || PyModule_AddObject(m, "Lane", (PyObject *)LaneType) < 0)
