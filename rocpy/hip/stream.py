@@ -62,9 +62,13 @@ _OWNED, _NULL, _PER_THREAD, _FOREIGN = "owned", "null", "per_thread", "foreign"
 _per_thread = threading.local()
 
 
+_NOT_READY = -1   # hipErrorNotReady, set with the first bind
+
+
 def _stream_query(stream: int) -> int:
     """``hipStreamQuery`` by address (bound at the first call, `_calls`)."""
-    global _stream_query
+    global _stream_query, _NOT_READY
+    _NOT_READY = api().not_ready
     _stream_query = _calls.bind_p("hipStreamQuery", "hipStream_t")
     return _stream_query(stream)
 
@@ -410,14 +414,15 @@ class Stream(_OrderedHandle):
         held = lane.box[0]
         n = len(held)
         st = _stream_query(lane.addr)
+        pending = self._pending
         if st:
-            self._pending.poll()
-            if st == api().not_ready:
+            pending.poll()
+            if st == _NOT_READY:
                 return False
             raise hip_error(st, "hipStreamQuery")
         if n and self._capture is None:
             del held[:n]
-        self._pending.poll()
+        pending.poll()
         return True
 
     def wait(self, what: Any) -> None:
