@@ -31,6 +31,12 @@ def module() -> Any:
     return _compiled if _enabled else None
 
 
+def compiled() -> Any:
+    """`rocpy._hot` where it was built, whether or not in use (for what only speeds up
+    reads, such as its slot descriptors)."""
+    return _compiled
+
+
 def available() -> bool:
     """Whether the extension was built and imported (whatever `disabled` says)."""
     return _compiled is not None

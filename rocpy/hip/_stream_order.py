@@ -153,3 +153,15 @@ class _OrderedHandle(Handle):
             return True
         self._restore(objs)
         return False
+
+
+def _register_slots() -> None:
+    """Give the compiled path the member descriptors it reads (``Handle._h``, the
+    lane): their ``__get__`` directly, without the generic attribute lookup."""
+    from .. import _hotpath
+    hot = _hotpath.compiled()
+    if hot is not None:
+        hot.register_slots(Handle.__dict__["_h"], _OrderedHandle.__dict__["_lane"])
+
+
+_register_slots()

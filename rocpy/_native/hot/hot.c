@@ -52,6 +52,19 @@ typedef void (*fn_sig_store)(uint64_t, int64_t);
 static PyObject *error_factory;   /* hip_error(status, call) -> exception instance */
 static PyObject *str_h, *str_lane, *str_pending, *str_fence, *str_ptr;   /* interned names */
 
+/* Slot reads through the classes' own member descriptors (Handle._h, Stream._lane),
+ * registered by rocpy/_hotpath.py: the descriptor's __get__ directly, without the
+ * generic attribute lookup; by name where none is registered. */
+static PyObject *descr_h, *descr_lane;
+static descrgetfunc get_h, get_lane;
+
+static PyObject *slot_get(PyObject *descr, descrgetfunc get, PyObject *obj, PyObject *name)
+{
+    if (descr && get)
+        return get(descr, obj, (PyObject *)Py_TYPE(obj));
+    return PyObject_GetAttr(obj, name);
+}
+
 static PyObject *raise_status(int st, const char *call)
 {
     if (!error_factory) {
@@ -189,7 +202,40 @@ typedef struct {
     unsigned long long hi;    /* exclusive upper bound, 0 = 2**64 */
     int hi_signed;            /* hi is a signed bound (<= 2**63) */
     PyObject *numpy;          /* frozenset of numpy scalar types taken inline */
+    int nnumpy;
+    PyObject *numpy_types[8]; /* the same, compared by pointer (borrowed from .numpy) */
 } Param;
+
+static int in_types(PyObject *const *types, int n, PyTypeObject *t)
+{
+    for (int i = 0; i < n; i++)
+        if (types[i] == (PyObject *)t)
+            return 1;
+    return 0;
+}
+
+/* Fill types[] from an iterable of at most 8 types; -1 (with an error) if longer. */
+static int type_array(PyObject *iterable, PyObject **types, int *n)
+{
+    *n = 0;
+    if (iterable == Py_None)
+        return 0;
+    PyObject *it = PyObject_GetIter(iterable), *x;
+    if (!it)
+        return -1;
+    while ((x = PyIter_Next(it))) {
+        if (*n == 8) {
+            Py_DECREF(x);
+            Py_DECREF(it);
+            PyErr_SetString(PyExc_ValueError, "at most 8 types");
+            return -1;
+        }
+        types[(*n)++] = x;   /* borrowed: the iterable holds it */
+        Py_DECREF(x);
+    }
+    Py_DECREF(it);
+    return PyErr_Occurred() ? -1 : 0;
+}
 
 typedef struct {
     PyObject_HEAD
@@ -203,6 +249,8 @@ typedef struct {
     PyObject *stream_type;
     PyObject *pointer_types;  /* set: untyped 8-byte parameters take their .ptr */
     PyObject *buffer_types;   /* frozenset: rocpy's buffer classes, whose .ptr is ._h */
+    int nbuffer;
+    PyObject *buffer_array[8];
     PyObject *slow;           /* Kernel._launch_py(kernel, grid, block, args, stream, shm) */
     PyObject *configure;      /* Kernel._configure(kernel, grid, block, shm) */
     /* the geometry cache: immutable keys compared by value */
@@ -311,6 +359,8 @@ static int launcher_init(Launcher *self, PyObject *args, PyObject *kw)
         Py_INCREF(np);
         q->numpy = np;
         self->nparams = i + 1;
+        if (type_array(np, q->numpy_types, &q->nnumpy) < 0)
+            return -1;
     }
     Py_INCREF(stype);
     self->stream_type = stype;
@@ -318,6 +368,8 @@ static int launcher_init(Launcher *self, PyObject *args, PyObject *kw)
     self->pointer_types = ptypes;
     Py_INCREF(btypes);
     self->buffer_types = btypes;
+    if (type_array(btypes, self->buffer_array, &self->nbuffer) < 0)
+        return -1;
     Py_INCREF(slow);
     self->slow = slow;
     Py_INCREF(configure);
@@ -404,6 +456,11 @@ static int configure(Launcher *self, PyObject *kernel, PyObject *grid, PyObject 
     return 0;
 }
 
+static int is_buffer(Launcher *self, PyTypeObject *t)
+{
+    return in_types(self->buffer_array, self->nbuffer, t);
+}
+
 /* One parameter, the fast cases only: 1 packed, 0 not a fast case (Python decides), -1 error. */
 static int pack_one(Launcher *self, const Param *q, PyObject *a, char *out)
 {
@@ -417,9 +474,8 @@ static int pack_one(Launcher *self, const Param *q, PyObject *a, char *out)
             PyObject *src = a;
             if (!PyLong_CheckExact(a)) {
                 /* rocpy's buffers: .ptr is their _h (None once closed: Python raises) */
-                int own = self->buffer_types != Py_None &&
-                          PySet_Contains(self->buffer_types, (PyObject *)t) == 1;
-                p = PyObject_GetAttr(a, own ? str_h : str_ptr);
+                int own = is_buffer(self, t);
+                p = own ? slot_get(descr_h, get_h, a, str_h) : PyObject_GetAttr(a, str_ptr);
                 if (!p) {
                     PyErr_Clear();
                     return 0;
@@ -468,7 +524,7 @@ static int pack_one(Launcher *self, const Param *q, PyObject *a, char *out)
             }
         } else if (t == &PyBool_Type) {
             bits = a == Py_True;
-        } else if (q->numpy != Py_None && PySet_Contains(q->numpy, (PyObject *)t) == 1) {
+        } else if (in_types(q->numpy_types, q->nnumpy, t)) {
             PyObject *i = PyNumber_Index(a);
             if (!i) {
                 PyErr_Clear();
@@ -480,8 +536,9 @@ static int pack_one(Launcher *self, const Param *q, PyObject *a, char *out)
                 PyErr_Clear();
                 return 0;
             }
-        } else if (q->untyped && q->size == 8 && self->pointer_types != Py_None &&
-                   PySet_Contains(self->pointer_types, (PyObject *)t) == 1) {
+        } else if (q->untyped && q->size == 8 && (is_buffer(self, t) ||
+                   (self->pointer_types != Py_None &&
+                    PySet_Contains(self->pointer_types, (PyObject *)t) == 1))) {
             Param as_ptr_param = *q;
             as_ptr_param.what = P_PTR;
             return pack_one(self, &as_ptr_param, a, out);
@@ -496,7 +553,7 @@ static int pack_one(Launcher *self, const Param *q, PyObject *a, char *out)
         double d;
         if (PyFloat_CheckExact(a)) {
             d = PyFloat_AsDouble(a);
-        } else if (q->numpy != Py_None && PySet_Contains(q->numpy, (PyObject *)t) == 1) {
+        } else if (in_types(q->numpy_types, q->nnumpy, t)) {
             PyObject *f = PyNumber_Float(a);
             if (!f) {
                 PyErr_Clear();
@@ -552,13 +609,13 @@ static PyObject *launcher_launch(Launcher *self, PyObject *const *args, Py_ssize
     PyObject *stream = args[4], *shm = args[5];
     if ((PyObject *)Py_TYPE(stream) != self->stream_type)
         return slow_launch(self, args);
-    PyObject *h = PyObject_GetAttr(stream, str_h);
+    PyObject *h = slot_get(descr_h, get_h, stream, str_h);
     if (!h)
         return NULL;
     Py_DECREF(h);
     if (h == Py_None)   /* closed: Python raises */
         return slow_launch(self, args);
-    PyObject *lane_o = PyObject_GetAttr(stream, str_lane);
+    PyObject *lane_o = slot_get(descr_lane, get_lane, stream, str_lane);
     if (!lane_o)
         return NULL;
     if (Py_TYPE(lane_o) != LaneType) {
@@ -848,7 +905,7 @@ static int buffer_range(PyObject *b, unsigned long long *addr, Py_ssize_t *nbyte
         PyErr_Clear();
         return 0;
     }
-    PyObject *h = PyObject_GetAttr(b, str_h);
+    PyObject *h = slot_get(descr_h, get_h, b, str_h);
     if (!h)
         return -1;
     int ok = PyLong_CheckExact(h);
@@ -896,13 +953,13 @@ static PyObject *copy_async(PyObject *m, PyObject *const *args, Py_ssize_t nargs
         return r < 0 ? NULL : (Py_INCREF(Py_False), Py_False);
     if (na != nb || na == 0)
         Py_RETURN_FALSE;
-    PyObject *h = PyObject_GetAttr(stream, str_h);
+    PyObject *h = slot_get(descr_h, get_h, stream, str_h);
     if (!h)
         return NULL;
     Py_DECREF(h);
     if (h == Py_None)
         Py_RETURN_FALSE;
-    PyObject *lane_o = PyObject_GetAttr(stream, str_lane);
+    PyObject *lane_o = slot_get(descr_lane, get_lane, stream, str_lane);
     if (!lane_o)
         return NULL;
     PyObject *result = NULL;
@@ -949,6 +1006,28 @@ done:
     return result;
 }
 
+/* register_slots(handle_h, stream_lane): the member descriptors Handle._h and Stream._lane */
+static PyObject *register_slots(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    CHECK_N(2, "register_slots");
+    descrgetfunc gh = (descrgetfunc)PyType_GetSlot(Py_TYPE(args[0]), Py_tp_descr_get);
+    descrgetfunc gl = (descrgetfunc)PyType_GetSlot(Py_TYPE(args[1]), Py_tp_descr_get);
+    if (!gh || !gl) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_TypeError, "register_slots takes two member descriptors");
+        return NULL;
+    }
+    Py_INCREF(args[0]);
+    Py_INCREF(args[1]);
+    Py_XDECREF(descr_h);
+    Py_XDECREF(descr_lane);
+    descr_h = args[0];
+    descr_lane = args[1];
+    get_h = gh;
+    get_lane = gl;
+    Py_RETURN_NONE;
+}
+
 static PyObject *set_error_factory(PyObject *m, PyObject *f)
 {
     PyObject *old = error_factory;
@@ -977,6 +1056,8 @@ static PyMethodDef module_methods[] = {
      "register_copy_types(stream_type, buffer_types): what copy_async takes"},
     {"copy_async", (PyCFunction)(void (*)(void))copy_async, METH_FASTCALL,
      "copy_async(fn, buf, other, to_other, stream) -> bool: see hot.c"},
+    {"register_slots", (PyCFunction)(void (*)(void))register_slots, METH_FASTCALL,
+     "register_slots(Handle.__dict__['_h'], Stream's '_lane' descriptor)"},
     {"set_error_factory", set_error_factory, METH_O,
      "set_error_factory(f): f(status, call) makes the exception a failed launch raises"},
     {NULL}
