@@ -132,10 +132,7 @@ class Event(Handle):
         s = stream if type(stream) is Stream else as_stream(stream, self._dev)
         lane = s._lane
         if lane.ready < 0 or s._h is None:
-            if s._h is None:
-                raise s._closed_error()
-            if s._bind >= 0:
-                use_device(s._bind)
+            s._open_bound()
         st = _record(self._addr, lane.addr)
         if st:
             raise hip_error(st, "hipEventRecord")

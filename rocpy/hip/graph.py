@@ -379,8 +379,7 @@ def capture(stream: Any, mode: str = "global") -> Iterator[Graph]:
     finally:
         stream._undivert(saved)
         out = a.ffi.new("hipGraph_t *")
-        if stream._bind >= 0:
-            use_device(stream._bind)
+        stream._use_device()
         st = lib.hipStreamEndCapture(h, out)
         if ok and not st:
             graph._fill(out[0])

@@ -67,9 +67,7 @@ def _free(function: str, ptr: int) -> None:
 def _free_async(ptr: int, stream: Any) -> None:
     """Stream-ordered release recipe (``hipFreeAsync``) for stream-ordered allocations."""
     a = api()
-    h = stream._require_open()
-    if stream._bind >= 0:
-        use_device(stream._bind)
+    h = stream._open_bound()
     st = a.lib.hipFreeAsync(a.ffi.cast("void *", ptr), h)
     if st:
         raise hip_error(st, "hipFreeAsync")

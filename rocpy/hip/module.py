@@ -509,11 +509,7 @@ class Kernel(Handle):
                 s = self._null = Stream.null(self._dev)
         else:
             s = as_stream(stream, self._dev)
-        sh = s._h
-        if sh is None:
-            raise s._closed_error()
-        if s._errors.pending:
-            s._errors.check()
+        sh = s._enter()   # open, callback errors raised, the current device set if needed
         args = _launch_args(args)
         # cached by value for immutable geometry only (a list mutated between launches,
         # or an array, which must never be compared, is revalidated every time)
@@ -531,8 +527,6 @@ class Kernel(Handle):
                 raise _api.invalid("Kernel.launch", f"{self._name} is loaded on Device "
                                                     f"{self._dev_index}, the stream is on "
                                                     f"Device {s._dev_index}")
-            if s._bind >= 0:
-                use_device(s._bind)
             if s._capture is not None:
                 self._launch_captured(s, sh, args, grid, block, shared_mem)
                 return

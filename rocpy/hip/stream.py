@@ -354,7 +354,8 @@ class Stream(_OrderedHandle):
     # ---- work -------------------------------------------------------------------
 
     def _enter(self) -> Any:
-        """Checks before enqueueing: open, callback errors, current device."""
+        """Checks before enqueueing: open, callback errors, current device (what an
+        enqueuer does when its lane's ``ready`` is not its device); the handle."""
         h = self._h
         if h is None:
             raise self._closed_error()
@@ -363,6 +364,19 @@ class Stream(_OrderedHandle):
         if self._bind >= 0:
             use_device(self._bind)
         return h
+
+    def _open_bound(self) -> Any:
+        """`_enter` without the callback errors (records, stream-ordered frees); the handle."""
+        h = self._h
+        if h is None:
+            raise self._closed_error()
+        self._use_device()
+        return h
+
+    def _use_device(self) -> None:
+        """Make the stream's device current where its kind needs it (null, per-thread)."""
+        if self._bind >= 0:
+            use_device(self._bind)
 
     def synchronize(self) -> None:
         """Wait until all work enqueued so far is complete, host callbacks included.
