@@ -300,10 +300,8 @@ class Kernel(Handle):
 
     __slots__ = ("_module", "_dev", "_dev_index", "_name", "_info", "_layout", "_pack_into",
                  "_geom_args", "_kfirst", "_extra", "_fn", "_null",
-                 "_gkey", "_dims", "_max_threads", "_max_block", "_max_grid",
+                 "_gkey", "_max_threads", "_max_block", "_max_grid",
                  "_max_shared", "_nullp", "_bufs", "_noargs", "_launcher", "_hot_launch")
-
-    _dims: tuple[int, int, int, int, int, int]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("get a Kernel with module['name']")
@@ -361,8 +359,7 @@ class Kernel(Handle):
         k._bufs = [k._kfirst]
         k._fn = lib.hipModuleLaunchKernel
         k._null = None
-        k._gkey = None
-        k._dims = (1, 1, 1, 1, 1, 1)
+        k._gkey = None      # ((grid, block, shared_mem), dims) of the last immutable geometry
         max_threads = dev.max_threads_per_block
         out = ffi.new("int *")
         st = lib.hipFuncGetAttribute(out, lib.HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, handle)
@@ -513,13 +510,16 @@ class Kernel(Handle):
         args = _launch_args(args)
         # cached by value for immutable geometry only (a list mutated between launches,
         # or an array, which must never be compared, is revalidated every time)
-        if not (_plain(grid) and _plain(block) and type(shared_mem) is int) or \
-                (grid, block, shared_mem) != self._gkey:
-            self._gkey = None
-            self._dims = self._geometry(grid, block, shared_mem)
+        # the cache is one tuple (geometry, dims), replaced whole: threads see a consistent one
+        cached = self._gkey
+        if cached is not None and _plain(grid) and _plain(block) and \
+                type(shared_mem) is int and cached[0] == (grid, block, shared_mem):
+            dims = cached[1]
+        else:
+            dims = self._geometry(grid, block, shared_mem)
             shared_mem = _index(shared_mem, "shared_mem")
             if _plain(grid) and _plain(block):
-                self._gkey = (grid, block, shared_mem)
+                self._gkey = ((grid, block, shared_mem), dims)
             grid, block = _packable(grid), _packable(block)
         lane = s._lane
         if lane.ready != self._dev_index:  # another device, the null stream, or a capture
@@ -530,7 +530,7 @@ class Kernel(Handle):
             if s._capture is not None:
                 self._launch_captured(s, sh, args, grid, block, shared_mem)
                 return
-        gx, gy, gz, bx, by, bz = self._dims
+        gx, gy, gz, bx, by, bz = dims
         if self._noargs and not args:
             st = self._fn(h, gx, gy, gz, bx, by, bz, shared_mem, sh, self._nullp, self._extra)
             if st:
@@ -577,7 +577,7 @@ class Kernel(Handle):
         # A capture keeps its own copy of the kernarg buffer, alive as long as the graph,
         # whatever the runtime does with ``extra`` while capturing.
         kbuf, size_p, extra = self._packed(args, grid, block, shared_mem)
-        gx, gy, gz, bx, by, bz = self._dims
+        gx, gy, gz, bx, by, bz = self._geometry(grid, block, shared_mem)
         st = self._fn(self._h, gx, gy, gz, bx, by, bz, shared_mem, sh, self._nullp, extra)
         if st:
             raise hip_error(st, "hipModuleLaunchKernel")

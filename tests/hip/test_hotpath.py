@@ -379,3 +379,35 @@ def test_the_compiled_packer_takes_the_fast_cases_itself(sides):
                 fast[0][:-1]]                               # wrong count
     for case in declined:
         assert launcher.pack(case) is None, case
+
+
+def test_threads_launching_one_kernel_never_mix_geometries(sides, recorder, dev):
+    """Eight threads launch the same kernel, each with its own grid, alternating with a
+    list (revalidated every time): every dispatch's hidden block count matches its
+    grid, so no launch took another thread's cached geometry or hidden arguments."""
+    import struct
+    import threading
+    hot, _ = sides("scale-v5", "scale")
+    seen = recorder("scale")
+    offset = next(a.offset for a in hot.k.layout.hidden if a.value_kind == "hidden_block_count_x")
+    errors = []
+
+    def work(i):
+        try:
+            with dev.create_stream() as s:
+                for j in range(100):
+                    grid = i + 1 if j % 2 else [i + 1]
+                    hot.k.launch(grid, 4, (hot.bufs[0], np.uint32(0x3FC00000), 4), s)
+                s.synchronize()
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert len(seen) == 800
+    for kernarg, grid, block in seen:
+        assert struct.unpack_from("<I", kernarg, offset)[0] * block[0] == grid[0]
+    assert {g[0] for _, g, _ in seen} == {4 * (i + 1) for i in range(8)}

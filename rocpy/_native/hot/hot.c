@@ -623,17 +623,11 @@ static PyObject *launcher_launch(Launcher *self, PyObject *const *args, Py_ssize
         return slow_launch(self, args);
     }
     Lane *lane = (Lane *)lane_o;
-    PyObject *result = NULL;
+    PyObject *result = NULL, *tail = NULL;
     int r = lane_ready(lane, self->dev_index);
     if (r <= 0) {
         Py_DECREF(lane_o);
         return r < 0 ? NULL : slow_launch(self, args);
-    }
-    if (!(same_dims(self->kgrid, grid) && same_dims(self->kblock, block) &&
-          PyLong_CheckExact(shm) && PyLong_AsLongLong(shm) == self->kshm)) {
-        PyErr_Clear();
-        if (configure(self, kernel, grid, block, shm) < 0)
-            goto done;
     }
     Py_ssize_t n;
     if (PyTuple_CheckExact(kargs)) {
@@ -648,6 +642,27 @@ static PyObject *launcher_launch(Launcher *self, PyObject *const *args, Py_ssize
         Py_DECREF(lane_o);
         return slow_launch(self, args);
     }
+    if (!(same_dims(self->kgrid, grid) && same_dims(self->kblock, block) &&
+          PyLong_CheckExact(shm) && PyLong_AsLongLong(shm) == self->kshm)) {
+        PyErr_Clear();
+        if (configure(self, kernel, grid, block, shm) < 0)
+            goto done;
+    }
+    /* this launch's geometry, copied now: packing may run Python code (a .ptr property),
+     * during which another thread's launch may reconfigure the cache */
+    unsigned d[6];
+    memcpy(d, self->dims, sizeof d);
+    unsigned s = (unsigned)self->kshm;
+    if (self->kgrid == NULL) {   /* not cached: the value configure validated */
+        long long v = PyLong_AsLongLong(shm);
+        if (PyErr_Occurred()) {
+            PyErr_Clear();
+            v = 0;
+        }
+        s = (unsigned)v;
+    }
+    tail = self->tail;
+    Py_XINCREF(tail);
     char stackbuf[STACK_KERNARGS];
     char *kbuf = self->size <= STACK_KERNARGS ? stackbuf : malloc(self->size);
     if (!kbuf) {
@@ -663,28 +678,18 @@ static PyObject *launcher_launch(Launcher *self, PyObject *const *args, Py_ssize
         if (ok <= 0) {
             if (kbuf != stackbuf)
                 free(kbuf);
+            Py_XDECREF(tail);
             Py_DECREF(lane_o);
             return ok < 0 ? NULL : slow_launch(self, args);
         }
     }
-    if (self->tail)
-        memcpy(kbuf + self->explicit_end, PyBytes_AsString(self->tail),
-               self->size - self->explicit_end);
+    if (tail)
+        memcpy(kbuf + self->explicit_end, PyBytes_AsString(tail), self->size - self->explicit_end);
     else if (self->size > self->explicit_end)
         memset(kbuf + self->explicit_end, 0, self->size - self->explicit_end);
+    Py_CLEAR(tail);
     size_t ksize = (size_t)self->size;
     void *extra[5] = {self->keys[0], kbuf, self->keys[1], &ksize, self->keys[2]};
-    unsigned d[6];
-    memcpy(d, self->dims, sizeof d);
-    unsigned s = (unsigned)self->kshm;
-    if (self->kgrid == NULL) {   /* not cached: the value configure validated */
-        long long v = PyLong_AsLongLong(shm);
-        if (PyErr_Occurred()) {
-            PyErr_Clear();
-            v = 0;
-        }
-        s = (unsigned)v;
-    }
     void *sh = (void *)(uintptr_t)lane->addr;
     int st;
     Py_BEGIN_ALLOW_THREADS
@@ -710,6 +715,7 @@ static PyObject *launcher_launch(Launcher *self, PyObject *const *args, Py_ssize
     Py_INCREF(Py_None);
     result = Py_None;
 done:
+    Py_XDECREF(tail);
     Py_DECREF(lane_o);
     return result;
 }
