@@ -73,6 +73,13 @@ def _stream_query(stream: int) -> int:
     return _stream_query(stream)
 
 
+def _wait_event(stream: int, event: int, flags: int) -> int:
+    """``hipStreamWaitEvent`` by addresses (bound at the first call, `_calls`)."""
+    global _wait_event
+    _wait_event = _calls.bind_ppu("hipStreamWaitEvent", "hipStream_t", "hipEvent_t")
+    return _wait_event(stream, event, flags)
+
+
 def _priority_value(dev: Device, priority: Any) -> int:
     if isinstance(priority, str):
         least, greatest = dev.stream_priority_range
@@ -444,8 +451,8 @@ class Stream(_OrderedHandle):
         another stream's work enqueued so far (``hipStreamWaitEvent``)."""
         h = self._enter()
         if isinstance(what, Event):
-            ev = what._require_open()
-            st = api().lib.hipStreamWaitEvent(h, ev, 0)
+            what._require_open()
+            st = _wait_event(self._lane.addr, what._addr, 0)
             if st:
                 raise hip_error(st, "hipStreamWaitEvent")
             return

@@ -351,11 +351,15 @@ def test_event_record_query_and_stream_query_agree(sides, dev):
     for side in (hot, slow):
         ev = hip.Event(dev, timing=False)
         assert ev.record(side.s) is ev
+        with dev.create_stream() as other:
+            other.wait(ev)                      # hipStreamWaitEvent by address
+            other.wait(side.s)
+            other.synchronize()
         side.s.synchronize()
         assert ev.query() and side.s.query() and side.s.done
         ev.close()
-        closed = outcome(lambda: ev.query())
-        assert closed[0] is rocpy.ClosedError
+        assert outcome(lambda: ev.query())[0] is rocpy.ClosedError
+        assert outcome(lambda: side.s.wait(ev))[0] is rocpy.ClosedError
 
 
 def test_the_compiled_packer_takes_the_fast_cases_itself(sides):
