@@ -24,7 +24,8 @@ e = hip.Event(d).record(s)
 s.synchronize()
 assert e.query() and s.query() and bytes(b.copy_to(bytearray(64))) == bytes(range(64))
 assert type(s._lane).__name__ == "PyLane"
-if rocpy.backend().has_hsa:
+from rocpy import _backend
+if _backend.current().has_hsa:
     from rocpy import hsa
     sig = hsa.Signal(3)
     sig.store(5)
