@@ -91,9 +91,10 @@ def _bind(lib: Any) -> None:
 
 
 def _int_ops(table: dict[str, dict[str, Callable[..., Any]]]) -> dict[str, dict[str, Any]]:
-    """Loads and stores by the signal's integer handle (``Signal._hv``): through
+    """Loads and stores: by the signal's integer handle (``Signal._hv``) through
     ``rocpy._hot`` (the runtime's function by address; ``hsa_signal_t`` is one
-    uint64_t, passed as one in the C ABI) or, without it, the cffi function."""
+    uint64_t, passed as one in the C ABI), or, without it, the cffi functions
+    taking the ``hsa_signal_t`` (``Signal._h``); `_BY_INT` says which."""
     from .. import _hotpath
     hot = _hotpath.module()
     ffi, lib = api()
@@ -105,12 +106,16 @@ def _int_ops(table: dict[str, dict[str, Callable[..., Any]]]) -> dict[str, dict[
                 addr = int(ffi.cast("uintptr_t", ffi.addressof(lib, fn.__name__)))
                 call = hot.call_signal_load if op == "load" else hot.call_signal_store
                 fns[order] = functools.partial(call, addr)
-            elif op == "load":
-                fns[order] = lambda hv, f=fn, new=ffi.new: f(new("hsa_signal_t *", (hv,))[0])
-            else:
-                fns[order] = lambda hv, v, f=fn, new=ffi.new: f(new("hsa_signal_t *", (hv,))[0], v)
+            else:   # the cffi function itself: it takes the hsa_signal_t (Signal._h)
+                fns[order] = fn
         out[op] = fns
+    global _BY_INT
+    _BY_INT = hot is not None
     return out
+
+
+#: Whether `_by_int` takes the integer handle (compiled) or the cffi struct (fallback).
+_BY_INT = False
 
 
 def _order_error(op: str, order: Any) -> ValueError:
@@ -272,7 +277,7 @@ class Signal(Handle):
             fn = _by_int["load"][order]
         except KeyError:
             raise _order_error("load", order) from None
-        return fn(self._hv)
+        return fn(self._hv if _BY_INT else self._h)
 
     @property
     def value(self) -> int:
@@ -294,8 +299,8 @@ class Signal(Handle):
             fn = _by_int[op][order]
         except KeyError:
             raise _order_error(op, order) from None
-        fn(self._hv, value if type(value) is int and -(1 << 63) <= value < 1 << 63
-           else _int64(value))
+        fn(self._hv if _BY_INT else self._h,
+           value if type(value) is int and -(1 << 63) <= value < 1 << 63 else _int64(value))
 
     # ---- read-modify-write ----------------------------------------------------------------
 
