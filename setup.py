@@ -1,12 +1,23 @@
 """Only what setuptools cannot take from pyproject.toml: cffi_modules (cffi has no
-pyproject key for it) and the wheel's limited-API tag."""
+pyproject key for it), the compiled hot path `rocpy._hot` (a plain stable-ABI
+extension: it links no runtime; see rocpy/_native/hot/hot.c) and the wheel's
+limited-API tag."""
 import sys
 
-from setuptools import setup
+from setuptools import Extension, setup
 
 sys.path.insert(0, ".")
 from build_ffi import cffi_modules  # noqa: E402
 
+hot = Extension("rocpy._hot", [f"rocpy/_native/hot/{f}.c" for f in
+                               ("hot", "hot_lane", "hot_launch", "hot_calls")],
+                depends=["rocpy/_native/hot/hot.h"], py_limited_api=True,
+                define_macros=[("Py_LIMITED_API", "0x030A0000")],
+                extra_compile_args=["-O2", "-Wall", "-Wno-missing-field-initializers",
+                                    "-fvisibility=hidden"])
+
 # cffi compiles every module against Python's limited API (the `.abi3.so`
-# names); cp310-abi3 is the oldest Python rocpy supports (requires-python).
-setup(cffi_modules=cffi_modules(), options={"bdist_wheel": {"py_limited_api": "cp310"}})
+# names), rocpy._hot against 3.10's; cp310-abi3 is the oldest Python rocpy
+# supports (requires-python).
+setup(cffi_modules=cffi_modules(), ext_modules=[hot],
+      options={"bdist_wheel": {"py_limited_api": "cp310"}})

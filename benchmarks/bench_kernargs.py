@@ -52,6 +52,19 @@ def per_call_us(fn, repeat: int = 5, number: int = 20000) -> float:
     return min(timeit.repeat(fn, repeat=repeat, number=number)) / number * 1e6
 
 
+def _compiled_packer(layout: KernargLayout):
+    """``rocpy._hot.Launcher`` over ``layout`` (pack only: no function to launch), or
+    None where the extension is not built.  ``Buffer`` here takes the ``.ptr`` route."""
+    from rocpy import _hotpath
+    from rocpy.codeobject.argconv import _POINTER_TYPES
+    from rocpy.hip.module import _param_spec
+    hot = _hotpath.module()
+    if hot is None:
+        return None
+    return hot.Launcher(0, 0, 0, layout.size, layout._explicit_end, (0, 0, 0),
+                        _param_spec(layout), None, _POINTER_TYPES, frozenset(), None, None)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--file", help="code object file with the kernel to measure")
@@ -90,6 +103,13 @@ def main() -> int:
     rows = []
     for name, fast, generic in cases:
         rows += [(name, per_call_us(fast)), (f"{name} (generic)", per_call_us(generic))]
+    compiled = _compiled_packer(layout)
+    if compiled is not None:   # what Kernel.launch's compiled path writes (explicit bytes)
+        for name, args in (("compiled pack, 3 ints + int", ints),
+                           ("compiled pack, 3 buffers + np.int32", objects)):
+            assert compiled.pack(args) == layout.pack(args, grid=grid, block=block)[
+                :layout._explicit_end], name
+            rows.append((name, per_call_us(lambda args=args: compiled.pack(args))))
     rows.append(("struct.pack of the 4 values (floor)", floor_us))
     print(f"{layout!r}  (Python {platform.python_version()}, {platform.machine()})")
     width = max(len(name) for name, _ in rows)

@@ -189,7 +189,7 @@ class PendingList:
 
     def poll(self) -> None:
         """Drop the leading entries whose work is complete."""
-        if self._held_here():
+        if not self._entries or self._held_here():   # the empty case without the lock
             return
         while True:
             with self._lock:

@@ -6,6 +6,9 @@
  * AMD/stub).  Arms (each a median over repetitions, microseconds):
  *   launch_enqueue  hipModuleLaunchKernel of `empty`, batched (per launch)
  *   launch_sync     one launch + hipStreamSynchronize
+ *   launch4_enqueue, launch4_sync  the same for a 4-argument `vadd(a, b, c, n)` when
+ *                   KERNEL_FILE has one (rocpy bench's kernels do): its arguments packed
+ *                   once into one buffer passed through `extra`, as rocpy passes them
  *   copy_latency    4-byte pinned host-to-device hipMemcpy
  *   copy_<dir>      hipMemcpy over sizes (GB/s): h2d/d2h pinned and pageable, d2d
  * Built by benchmarks/c/hip_ref.sh for the backend at hand.
@@ -59,6 +62,36 @@ int main(int argc, char **argv) {
         samples[r] = now_us() - t0;
     }
     printf("  \"launch_sync_us\": %.3f,\n", median(samples, reps));
+
+    hipFunction_t vadd;
+    if (hipModuleGetFunction(&vadd, module, "vadd") == hipSuccess) {
+        void *bufs[3];
+        for (int i = 0; i < 3; i++)
+            CHECK(hipMalloc(&bufs[i], 4));
+        struct { void *a, *b, *c; int n; } args = {bufs[0], bufs[1], bufs[2], 1};
+        size_t args_size = 28;   /* 3 pointers and an int, no tail padding (the layout's size) */
+        void *extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, &args, HIP_LAUNCH_PARAM_BUFFER_SIZE,
+                         &args_size, HIP_LAUNCH_PARAM_END};
+        for (int r = 0; r < reps; r++) {
+            double t0 = now_us();
+            for (int i = 0; i < 100; i++)
+                CHECK(hipModuleLaunchKernel(vadd, 1, 1, 1, 1, 1, 1, 0, stream, NULL, extra));
+            samples[r] = (now_us() - t0) / 100;
+            CHECK(hipStreamSynchronize(stream));
+        }
+        printf("  \"launch4_enqueue_us\": %.3f,\n", median(samples, reps));
+        for (int r = 0; r < reps; r++) {
+            double t0 = now_us();
+            CHECK(hipModuleLaunchKernel(vadd, 1, 1, 1, 1, 1, 1, 0, stream, NULL, extra));
+            CHECK(hipStreamSynchronize(stream));
+            samples[r] = now_us() - t0;
+        }
+        printf("  \"launch4_sync_us\": %.3f,\n", median(samples, reps));
+        for (int i = 0; i < 3; i++)
+            CHECK(hipFree(bufs[i]));
+    } else {
+        (void)hipGetLastError();
+    }
 
     void *dev_a, *dev_b, *pinned, *pageable;
     CHECK(hipMalloc(&dev_a, max_size));

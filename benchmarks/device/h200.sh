@@ -6,10 +6,13 @@
 #   bash ../shared/tools/device-kit.sh fetch .devkit      # once, where pip works
 #   bash benchmarks/device/h200.sh OUTDIR [pytest args]   # on the GPU machine
 #
-# OUTDIR receives: build.log (machine, build, backend), conformance.{log,xml},
-# reliability.{log,xml} (the misuse, kernel and thread tests on the real runtime),
-# hip_ref.json (the C reference), hip_overhead.json, bench.json + bench.png
-# (rocpy bench --compare), info.json (rocpy info).
+# OUTDIR receives (8 files: what the device tool brings back): build.log (machine,
+# build, backend, the C reference's own run), conformance.log, reliability.log (the
+# misuse, kernel and thread tests on the real runtime), hip_overhead.json,
+# bench.json + bench.png (rocpy bench --compare: rocpy, raw cffi, cuda.core, CuPy and
+# the C reference benchmarks/c/hip_ref.c, empty and 4-argument launches, copies,
+# event and stream queries, in one process), bench-python.json (the same with
+# ROCPY_HOT=0: the pure-Python path, for before/after in one run), info.json.
 set -uo pipefail
 out=${1:?usage: h200.sh OUTDIR [pytest args]}; shift || true
 mkdir -p "$out"
@@ -24,17 +27,20 @@ export CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
   python3 --version
   python3 setup.py -q build_ext --inplace 2>&1 | grep -E "error|Error" || true
   ls rocpy/*.so
-  python3 -c "import rocpy; print(rocpy.backend())"
+  python3 -c "import rocpy, rocpy._hotpath as h; print(rocpy.backend(), 'compiled hot path:', h.available())"
 } > "$out/build.log" 2>&1
 suites=$(for d in tests/raw/hip tests/conformance tests/hip; do [ -d "$d" ] && echo "$d"; done)
-timeout 300 python3 -m pytest -q -p no:cacheprovider -rs --junitxml="$out/conformance.xml" \
+timeout 300 python3 -m pytest -q -p no:cacheprovider -rs \
   $suites "$@" > "$out/conformance.log" 2>&1
-timeout 300 python3 -m pytest -q -p no:cacheprovider -rs --junitxml="$out/reliability.xml" \
+timeout 300 python3 -m pytest -q -p no:cacheprovider -rs \
   tests/reliability "$@" > "$out/reliability.log" 2>&1
-timeout 120 bash benchmarks/c/hip_ref.sh nvidia > "$out/hip_ref.json" 2>>"$out/build.log"
+# builds build/hip-ref/hip_ref, which `rocpy bench --compare` runs on its own kernels
+timeout 120 bash benchmarks/c/hip_ref.sh nvidia --quick >> "$out/build.log" 2>&1
 timeout 180 python3 benchmarks/bench_hip_overhead.py --json "$out/hip_overhead.json" >> "$out/build.log" 2>&1
 timeout 300 python3 -m rocpy bench --compare --plain --no-progress \
   --json "$out/bench.json" --plot "$out/bench.png" >> "$out/build.log" 2>&1
+ROCPY_HOT=0 timeout 300 python3 -m rocpy bench --compare --plain --no-progress \
+  --json "$out/bench-python.json" > /dev/null 2>> "$out/build.log"
 timeout 60 python3 -m rocpy info --json > "$out/info.json" 2>>"$out/build.log"
 tail -3 "$out/conformance.log" "$out/reliability.log"
 exit 0

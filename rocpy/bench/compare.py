@@ -218,6 +218,30 @@ class CuPy(Peer):
             s.synchronize()
         return run
 
+    def _vadd(self) -> Any:
+        if getattr(self, "_vadd_func", None) is None:
+            self._vadd_func = self.cp.RawModule(path=self.env.kernel_file()).get_function("vadd")
+        return self._vadd_func
+
+    def v_launch4_sync(self, pointers: tuple[int, ...]) -> Callable[[], object]:
+        import numpy as np
+        f, s, args = self._vadd(), self.stream, (*pointers, np.int32(1))
+
+        def run() -> None:
+            f((1,), (1,), args, stream=s)
+            s.synchronize()
+        return run
+
+    def v_launch4_batch(self, pointers: tuple[int, ...], n: int) -> Callable[[], object]:
+        import numpy as np
+        f, s, args = self._vadd(), self.stream, (*pointers, np.int32(1))
+
+        def run() -> None:
+            for _ in range(n):
+                f((1,), (1,), args, stream=s)
+            s.synchronize()
+        return run
+
     def v_graph(self, n: int) -> Callable[[], object]:
         f, s = self._function(), self.stream
         s.begin_capture()
@@ -252,33 +276,55 @@ class CudaCore(Peer):
         self.dev = cc.Device(env.device.index)
         self.dev.set_current()
         self.stream = self.dev.create_stream()
-        self._kernel = None
+        self._code = None
 
     def close(self) -> None:
         self.stream.close()
 
-    def _launcher(self) -> Callable[[], object]:
+    def _get_kernel(self, name: str) -> Any:
         cc = self.cc
-        if self._kernel is None:
+        if self._code is None:
             data = self.kernel_image()
             oc = cc.ObjectCode
-            code = oc.from_cubin(data) if hasattr(oc, "from_cubin") else oc(data, "cubin")
-            self._kernel = code.get_kernel("empty")
-        k, s = self._kernel, self.stream
+            self._code = oc.from_cubin(data) if hasattr(oc, "from_cubin") else oc(data, "cubin")
+        return self._code.get_kernel(name)
+
+    def _launcher(self, name: str = "empty", args: tuple[Any, ...] = ()) -> Callable[[], object]:
+        cc = self.cc
+        k, s = self._get_kernel(name), self.stream
         config = cc.LaunchConfig(grid=1, block=1)
         try:
-            cc.launch(s, config, k)             # cuda.core 0.2+
+            cc.launch(s, config, k, *args)      # cuda.core 0.2+
 
             def launch() -> None:
-                cc.launch(s, config, k)
+                cc.launch(s, config, k, *args)
         except TypeError:                       # 0.1: launch(kernel, config), stream in config
             config = cc.LaunchConfig(grid=1, block=1, stream=s)
-            cc.launch(k, config)
+            cc.launch(k, config, *args)
 
             def launch() -> None:
-                cc.launch(k, config)
+                cc.launch(k, config, *args)
         s.sync()
         return launch
+
+    def v_launch4_sync(self, pointers: tuple[int, ...]) -> Callable[[], object]:
+        import numpy as np
+        launch, sync = self._launcher("vadd", (*pointers, np.int32(1))), self.stream.sync
+
+        def run() -> None:
+            launch()
+            sync()
+        return run
+
+    def v_launch4_batch(self, pointers: tuple[int, ...], n: int) -> Callable[[], object]:
+        import numpy as np
+        launch, sync = self._launcher("vadd", (*pointers, np.int32(1))), self.stream.sync
+
+        def run() -> None:
+            for _ in range(n):
+                launch()
+            sync()
+        return run
 
     def v_launch_sync(self) -> Callable[[], object]:
         launch, sync = self._launcher(), self.stream.sync
@@ -420,6 +466,11 @@ def _hip_ref_pairs(results: dict[str, Any], metrics: dict[str, Any]) -> list[dic
               "hipModuleLaunchKernel, batched enqueue"),
         _pair(results, "H2D 64 B hipMemcpy", "copy_latency_us", metrics.get("copy_latency_us"),
               "small pinned H2D hipMemcpy (C: 4 bytes)"),
+        _pair(results, "4-arg launch (enqueue)", "launch4_enqueue_us",
+              metrics.get("launch4_enqueue_us"),
+              "4-argument hipModuleLaunchKernel (a buffer packed once), batched enqueue"),
+        _pair(results, "4-arg launch + sync", "launch4_sync_us", metrics.get("launch4_sync_us"),
+              "4-argument launch + hipStreamSynchronize"),
     ]
     series = {"h2d_pinned": ("H2D", "pinned"), "d2h_pinned": ("D2H", "pinned"),
               "h2d_pageable": ("H2D", "pageable"), "d2h_pageable": ("D2H", "pageable"),

@@ -13,6 +13,7 @@ on the stream, nothing is fenced: the graph keeps what the captured work uses.
 """
 from __future__ import annotations
 
+import sys
 import threading
 from typing import Any
 
@@ -59,19 +60,18 @@ class _OrderedHandle(Handle):
     ``_dev_index``, ``_ctx`` and ``_capturing_elsewhere()``.
     """
 
-    __slots__ = ("_pending", "_unfenced", "_limit", "_lock")
+    __slots__ = ("_pending", "_lane", "_lock")
 
     _pending: PendingList
-    _unfenced: list
-    _limit: int
+    _lane: Any
     _capture: Any
     _dev_index: int
     _ctx: Any
 
-    def _init_order(self, box: list, pending: PendingList, limit: int) -> None:
+    def _init_order(self, lane: Any, pending: PendingList) -> None:
+        """``lane``: the stream's `rocpy.hip._lane` (its ``box`` and ``limit`` are used here)."""
         self._pending = pending
-        self._unfenced = box
-        self._limit = limit
+        self._lane = lane
         self._lock = threading.Lock()
 
     def _capturing_elsewhere(self) -> bool:
@@ -79,21 +79,22 @@ class _OrderedHandle(Handle):
 
     def _hold(self, obj: Any) -> None:
         """Keep ``obj`` until the work enqueued so far completes (batched fences)."""
-        u = self._unfenced[0]
+        lane = self._lane
+        u = lane.box[0]
         u.append(obj)
-        if len(u) >= self._limit:
+        if len(u) >= lane.limit:
             self._fence()
 
     def _keep_alive(self, *objs: Any) -> None:
         """The `Handle` contract: keep ``objs`` until the enqueued work completes, fencing now."""
-        self._unfenced[0].append(objs)
+        self._lane.box[0].append(objs)
         self._fence()
 
     def _fence(self) -> None:
         """Record a fence after what is held and move it to the ordered keep-alive list."""
         if self._capture is not None or self._h is None:
             return
-        box = self._unfenced
+        box = self._lane.box
         with self._lock:
             objs = box[0]
             if not objs or self._capturing_elsewhere():
@@ -110,14 +111,33 @@ class _OrderedHandle(Handle):
         """Detach what is held so far (before a wait that completes it)."""
         if self._capture is not None:
             return None
-        box = self._unfenced
+        box = self._lane.box
         objs, box[0] = box[0], []
         return objs
 
     def _restore(self, taken: list | None) -> None:
         """After a wait that failed: hold again what `_take` detached."""
         if taken:
-            self._unfenced[0].extend(taken)
+            self._lane.box[0].extend(taken)
+
+    def _divert(self, graph: Any) -> tuple:
+        """While rocpy captures into ``graph``: what enqueuers hold goes to the graph's
+        keep list, nothing is fenced, and every enqueue takes the full path.  Returns
+        what `_undivert` restores."""
+        lane = self._lane
+        box = lane.box
+        saved = (box[0], lane.limit, lane.ready)
+        box[0] = graph._keep
+        lane.limit = sys.maxsize
+        lane.ready = -1
+        self._capture = graph
+        return saved
+
+    def _undivert(self, saved: tuple) -> None:
+        """End of a capture: the state `_divert` saved."""
+        lane = self._lane
+        self._capture = None
+        lane.box[0], lane.limit, lane.ready = saved
 
     def _completed(self, taken: list | None = None) -> None:
         """After a wait that completed this stream's work: drop what it held."""
@@ -133,3 +153,15 @@ class _OrderedHandle(Handle):
             return True
         self._restore(objs)
         return False
+
+
+def _register_slots() -> None:
+    """Give the compiled path the member descriptors it reads (``Handle._h``, the
+    lane): their ``__get__`` directly, without the generic attribute lookup."""
+    from .. import _hotpath
+    hot = _hotpath.compiled()
+    if hot is not None:
+        hot.register_slots(Handle.__dict__["_h"], _OrderedHandle.__dict__["_lane"])
+
+
+_register_slots()

@@ -22,6 +22,7 @@ from typing import Any
 from .._handle import Handle
 from ..errors import hip_error
 from . import _api
+from . import _calls
 from ._api import api, use_device
 from .device import Device, as_device
 
@@ -31,11 +32,18 @@ Stream: Any = None
 as_stream: Any = None
 
 
-def _record(h: Any, sh: Any) -> int:
-    """``hipEventRecord`` (rebound to the cffi function at the first call)."""
+def _record(ev: int, stream: int) -> int:
+    """``hipEventRecord`` by addresses (bound at the first call, `_calls`)."""
     global _record
-    _record = api().lib.hipEventRecord
-    return _record(h, sh)
+    _record = _calls.bind_pp("hipEventRecord", "hipEvent_t", "hipStream_t")
+    return _record(ev, stream)
+
+
+def _query(ev: int) -> int:
+    """``hipEventQuery`` by address (bound at the first call)."""
+    global _query
+    _query = _calls.bind_p("hipEventQuery", "hipEvent_t")
+    return _query(ev)
 
 
 def _destroy_event(h: Any) -> None:
@@ -55,7 +63,7 @@ class Event(Handle):
     (``hipEventInterprocess``; requires ``timing=False``).
     """
 
-    __slots__ = ("_dev", "_flags")
+    __slots__ = ("_dev", "_flags", "_addr")
 
     _dev: Device
     _flags: int
@@ -84,6 +92,7 @@ class Event(Handle):
         super().__init__(h, (_destroy_event, h), parents=(dev.context,))
         self._dev = dev
         self._flags = flags
+        self._addr = _calls.address_of(h)
 
     @property
     def device(self) -> Device:
@@ -121,12 +130,10 @@ class Event(Handle):
         if h is None:
             raise self._closed_error()
         s = stream if type(stream) is Stream else as_stream(stream, self._dev)
-        sh = s._h
-        if sh is None:
-            raise s._closed_error()
-        if s._bind >= 0:
-            use_device(s._bind)
-        st = _record(h, sh)
+        lane = s._lane
+        if lane.ready < 0 or s._h is None:
+            s._open_bound()
+        st = _record(self._addr, lane.addr)
         if st:
             raise hip_error(st, "hipEventRecord")
         return self
@@ -136,11 +143,10 @@ class Event(Handle):
         h = self._h
         if h is None:
             raise self._closed_error()
-        a = api()
-        st = a.lib.hipEventQuery(h)
+        st = _query(self._addr)
         if not st:
             return True
-        if st == a.not_ready:
+        if st == api().not_ready:
             return False
         raise hip_error(st, "hipEventQuery")
 

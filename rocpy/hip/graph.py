@@ -26,7 +26,6 @@ thread; their exceptions are raised as `rocpy.CallbackError` by the next
 from __future__ import annotations
 
 import contextlib
-import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -372,24 +371,15 @@ def capture(stream: Any, mode: str = "global") -> Iterator[Graph]:
     if st:
         graph._abandon("the capture could not begin")
         raise hip_error(st, "hipStreamBeginCapture")
-    box = stream._unfenced
-    saved, saved_limit = box[0], stream._limit
-    box[0] = graph._keep
-    stream._limit = sys.maxsize
-    stream._capture = graph
-    saved_fast, stream._fast = stream._fast, -1
+    saved = stream._divert(graph)
     ok = False
     try:
         yield graph
         ok = True
     finally:
-        stream._capture = None
-        box[0] = saved
-        stream._limit = saved_limit
-        stream._fast = saved_fast
+        stream._undivert(saved)
         out = a.ffi.new("hipGraph_t *")
-        if stream._bind >= 0:
-            use_device(stream._bind)
+        stream._use_device()
         st = lib.hipStreamEndCapture(h, out)
         if ok and not st:
             graph._fill(out[0])

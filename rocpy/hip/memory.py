@@ -27,6 +27,7 @@ shape)`` gives a typed view.
 """
 from __future__ import annotations
 
+import functools
 import operator
 from typing import Any, ClassVar
 
@@ -34,7 +35,7 @@ import numpy as np
 
 from .._handle import Handle
 from ..errors import hip_error
-from . import _api
+from . import _api, _calls
 from ._api import api, use_device
 from .typed import TypedBuffer, _cuda_array_interface, _numpy_view
 
@@ -66,9 +67,7 @@ def _free(function: str, ptr: int) -> None:
 def _free_async(ptr: int, stream: Any) -> None:
     """Stream-ordered release recipe (``hipFreeAsync``) for stream-ordered allocations."""
     a = api()
-    h = stream._require_open()
-    if stream._bind >= 0:
-        use_device(stream._bind)
+    h = stream._open_bound()
     st = a.lib.hipFreeAsync(a.ffi.cast("void *", ptr), h)
     if st:
         raise hip_error(st, "hipFreeAsync")
@@ -228,7 +227,8 @@ class Buffer(Handle):
         ``__hip_stream__``), ``hipMemcpyAsync`` on it; ``src`` and this buffer
         are kept alive until the copy completes.
         """
-        self._copy_with(src, False, stream)
+        if stream is None or not _copy_async(self, src, False, stream):
+            self._copy_with(src, False, stream)
 
     def copy_to(self, dst: Any, stream: Any = None) -> Any:
         """Copy this buffer into ``dst``; sizes must be equal.  Returns ``dst``.
@@ -238,7 +238,8 @@ class Buffer(Handle):
         semantics as in `copy_from`: with a stream, read ``dst`` only after
         synchronizing.
         """
-        self._copy_with(dst, True, stream)
+        if stream is None or not _copy_async(self, dst, True, stream):
+            self._copy_with(dst, True, stream)
         return dst
 
     def _copy_with(self, other: Any, to_other: bool, stream: Any) -> None:
@@ -554,21 +555,58 @@ def _endpoint(obj: Any, writable: bool, call: str) -> tuple[int, int, Any]:
     return addr, view.nbytes, (view, cdata)
 
 
+_DEFAULT_KIND = 4   # hipMemcpyDefault (and cudaMemcpyDefault): checked at the first bind
+
+
+def _memcpy_async(dst: int, src: int, n: int, kind: int, stream: int) -> int:
+    """``hipMemcpyAsync`` by addresses (bound at the first call, `_calls`)."""
+    global _memcpy_async
+    if api().lib.hipMemcpyDefault != _DEFAULT_KIND:  # pragma: no cover - a header change
+        raise RuntimeError("hipMemcpyDefault is not 4 in this backend's headers")
+    _memcpy_async = _calls.bind_memcpy_async()
+    return _memcpy_async(dst, src, n, kind, stream)
+
+
+def _copy_async(buf: Buffer, other: Any, to_other: bool, stream: Any) -> bool:
+    """The compiled copy between two rocpy buffers on a ready `Stream` (``rocpy._hot
+    .copy_async``); False, having done nothing, for anything else or where the
+    compiled path is off (`_copy_with` then does it, and raises what is wrong).
+    Bound at the first call."""
+    global _copy_async
+    from .._hotpath import module
+    hot = module()
+    if hot is None:
+        _copy_async = _not_compiled
+    else:
+        from .stream import Stream as stream_type
+        hot.register_copy_types(stream_type, _BUFFER_TYPES)
+        a = api()
+        fn = int(a.ffi.cast("uintptr_t", a.ffi.addressof(a.lib, "hipMemcpyAsync")))
+        _copy_async = functools.partial(hot.copy_async, fn)
+    return _copy_async(buf, other, to_other, stream)
+
+
+def _not_compiled(*args: Any) -> bool:
+    return False
+
+
 def _copy(dst: int, src: int, n: int, stream: Any, buf: Buffer, other: Any) -> None:
     if n == 0:
         return
-    lib = api().lib
     if stream is not None:
         s = stream if type(stream) is Stream else _stream_of(stream)
-        sh = s._enter()
-        st = lib.hipMemcpyAsync(_void(dst), _void(src), n, lib.hipMemcpyDefault, sh)
+        lane = s._lane
+        if lane.ready < 0 or s._h is None or lane.errors.pending:
+            s._enter()
+        st = _memcpy_async(dst, src, n, _DEFAULT_KIND, lane.addr)
         if st:
             raise hip_error(st, "hipMemcpyAsync")
-        buf._last = s._weak
+        w = buf._last = s._weak
         if type(other) in _BUFFER_TYPES:
-            other._last = s._weak
+            other._last = w
         s._hold((buf, other))
         return
+    lib = api().lib
     index = buf._dev_index
     if index < 0 and isinstance(other, Buffer):
         index = other._dev_index

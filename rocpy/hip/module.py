@@ -19,6 +19,7 @@ Launches use HIP's convention: ``grid`` counts **blocks** (not work-items),
 from __future__ import annotations
 
 import functools
+import operator
 import os
 import re
 import threading
@@ -27,7 +28,7 @@ import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .. import codeobject
+from .. import _hotpath, codeobject
 from .._handle import Handle
 from ..errors import HipError, hip_error
 from . import _api
@@ -220,27 +221,38 @@ class Module(Handle):
         return f"<Module {self._source} on Device {self._dev._index}: {list(self._names)}>"
 
 
+def _index(value: Any, what: str) -> int:
+    """One launch dimension or size: an int or numpy integer (``operator.index``)."""
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        raise TypeError(f"{what} must be an integer, not bool")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what} must be an integer, not {type(value).__name__}") from None
+
+
 def _dims(value: Any, what: str) -> tuple[int, int, int]:
-    if isinstance(value, bool):
-        raise TypeError(f"{what} is an int or 1 to 3 ints, not bool")
+    """``grid``/``block``: an int, numpy integer, or 1 to 3 of them (a tuple, list or
+    1-D numpy array); the three dimensions."""
     if type(value) is int:
         items: Sequence[Any] = (value,)
     elif isinstance(value, (tuple, list)):
         items = value
+    elif getattr(value, "ndim", None) == 1 and hasattr(value, "tolist"):
+        items = tuple(value)     # a 1-D numpy array: its elements, never its truth value
+    elif isinstance(value, bool) or type(value).__name__ == "bool_" or \
+            not hasattr(value, "__index__") or getattr(value, "ndim", 0):
+        raise TypeError(f"{what} is an int or 1 to 3 ints, not {type(value).__name__}")
     else:
-        try:
-            items = (value.__index__(),)
-        except AttributeError:
-            raise TypeError(f"{what} is an int or 1 to 3 ints, "
-                            f"not {type(value).__name__}") from None
+        items = (value,)
     if not 1 <= len(items) <= 3:
         raise _api.fail("hipErrorInvalidConfiguration", "Kernel.launch",
                         f"{what} has 1 to 3 dimensions, got {len(items)}")
     dims = []
     for d in items:
-        if isinstance(d, bool) or not hasattr(d, "__index__"):
+        if isinstance(d, bool) or type(d).__name__ == "bool_" or not hasattr(d, "__index__"):
             raise TypeError(f"{what} dimensions are ints, not {type(d).__name__}")
-        n = d.__index__()
+        n = _index(d, f"{what} dimensions")
         if n < 1:
             raise _api.fail("hipErrorInvalidConfiguration", "Kernel.launch",
                             f"{what} {value!r}: every dimension must be at least 1")
@@ -248,6 +260,34 @@ def _dims(value: Any, what: str) -> tuple[int, int, int]:
     while len(dims) < 3:
         dims.append(1)
     return dims[0], dims[1], dims[2]
+
+
+def _packable(value: Any) -> Any:
+    """Validated geometry as the hidden-argument packer takes it: a 1-D numpy array as
+    a tuple of ints (its length is the dimension count), anything else as given."""
+    if getattr(value, "ndim", 0) == 1 and hasattr(value, "tolist"):
+        return tuple(operator.index(d) for d in value)
+    return value
+
+
+def _plain(value: Any) -> bool:
+    """Geometry that may be cached by value: an exact int or a tuple of 1 to 3 exact
+    ints (immutable; a list or array is revalidated at every launch)."""
+    if type(value) is int:
+        return True
+    return type(value) is tuple and 1 <= len(value) <= 3 and \
+        all(type(d) is int for d in value)
+
+
+def _launch_args(args: Any) -> Sequence[Any]:
+    """``args`` as the packer takes it: a tuple or list as is, another iterable (a
+    generator) as a tuple; TypeError for anything else."""
+    if type(args) is tuple or type(args) is list:
+        return args
+    if isinstance(args, (str, bytes)) or not hasattr(args, "__iter__"):
+        raise TypeError(f"args must be a sequence of the kernel's arguments, "
+                        f"not {type(args).__name__}")
+    return tuple(args)
 
 
 class Kernel(Handle):
@@ -260,10 +300,8 @@ class Kernel(Handle):
 
     __slots__ = ("_module", "_dev", "_dev_index", "_name", "_info", "_layout", "_pack_into",
                  "_geom_args", "_kfirst", "_extra", "_fn", "_null",
-                 "_lg", "_lb", "_ls", "_dims", "_max_threads", "_max_block", "_max_grid",
-                 "_max_shared", "_nullp", "_bufs", "_noargs")
-
-    _dims: tuple[int, int, int, int, int, int]
+                 "_gkey", "_max_threads", "_max_block", "_max_grid",
+                 "_max_shared", "_nullp", "_bufs", "_noargs", "_launcher", "_hot_launch")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("get a Kernel with module['name']")
@@ -321,8 +359,7 @@ class Kernel(Handle):
         k._bufs = [k._kfirst]
         k._fn = lib.hipModuleLaunchKernel
         k._null = None
-        k._lg = k._lb = k._ls = None
-        k._dims = (1, 1, 1, 1, 1, 1)
+        k._gkey = None      # ((grid, block, shared_mem), dims) of the last immutable geometry
         max_threads = dev.max_threads_per_block
         out = ffi.new("int *")
         st = lib.hipFuncGetAttribute(out, lib.HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, handle)
@@ -332,6 +369,9 @@ class Kernel(Handle):
         k._max_block = dev.max_block_dims
         k._max_grid = dev.max_grid_dims
         k._max_shared = dev.shared_memory_per_block
+        k._launcher = _hot_launcher(k, a)
+        # called as f(kernel, grid, block, args, stream, shared_mem), compiled or not
+        k._hot_launch = k._launcher.launch if k._launcher is not None else cls._launch_py
         return k
 
     # ---- what it is -------------------------------------------------------------
@@ -415,12 +455,22 @@ class Kernel(Handle):
                 raise _api.fail("hipErrorInvalidConfiguration", "Kernel.launch",
                                 f"grid {axis} x block {axis} = {g * b} work-items does not fit "
                                 "HIP's 32-bit global size")
-        if isinstance(shared_mem, bool) or not isinstance(shared_mem, int):
-            raise TypeError(f"shared_mem is an int (bytes), not {type(shared_mem).__name__}")
+        shared_mem = _index(shared_mem, "shared_mem")
         if not 0 <= shared_mem <= self._max_shared:
             raise _api.invalid("Kernel.launch", f"shared_mem = {shared_mem} bytes; the device "
                                                 f"allows 0..{self._max_shared} per block")
         return gx, gy, gz, bx, by, bz
+
+    def _configure(self, grid: Any, block: Any, shared_mem: Any) -> tuple[Any, ...]:
+        """The validated six dims and the hidden arguments' bytes (None without any),
+        for the compiled path, which caches them for immutable geometry."""
+        dims = self._geometry(grid, block, shared_mem)
+        layout = self._layout
+        tail = None
+        if layout._hidden_kinds:
+            tail = layout._hidden_tail(None, _packable(block), _packable(grid),
+                                       _index(shared_mem, "shared_mem"), None)
+        return dims + (tail,)
 
     def launch(self, grid: Any, block: Any, args: Sequence[Any] = (), stream: Any = None,
                shared_mem: int = 0) -> None:
@@ -437,6 +487,14 @@ class Kernel(Handle):
         (``hipErrorInvalidConfiguration``/``hipErrorInvalidValue``); the
         arguments (and this kernel) are kept alive until the launch completes.
         """
+        if self._h is None:
+            raise self._closed_error()
+        self._hot_launch(self, grid, block, args, stream, shared_mem)
+
+    def _launch_py(self, grid: Any, block: Any, args: Any, stream: Any, shared_mem: Any) -> None:
+        """`launch` in Python: the fallback of the compiled path, and where that path
+        hands anything but its fast cases (so validation and messages live here only).
+        Called unbound, as the compiled path calls it."""
         h = self._h
         if h is None:
             raise self._closed_error()
@@ -448,33 +506,36 @@ class Kernel(Handle):
                 s = self._null = Stream.null(self._dev)
         else:
             s = as_stream(stream, self._dev)
-        sh = s._h
-        if sh is None:
-            raise s._closed_error()
-        if s._errors.pending:
-            s._errors.check()
-        if grid != self._lg or block != self._lb or shared_mem != self._ls:
-            self._dims = self._geometry(grid, block, shared_mem)
-            self._lg, self._lb, self._ls = grid, block, shared_mem
-        if s._fast != self._dev_index:  # another device, the null stream, or a capture
+        sh = s._enter()   # open, callback errors raised, the current device set if needed
+        args = _launch_args(args)
+        # cached by value for immutable geometry only (a list mutated between launches,
+        # or an array, which must never be compared, is revalidated every time)
+        # the cache is one tuple (geometry, dims), replaced whole: threads see a consistent one
+        cached = self._gkey
+        if cached is not None and _plain(grid) and _plain(block) and \
+                type(shared_mem) is int and cached[0] == (grid, block, shared_mem):
+            dims = cached[1]
+        else:
+            dims = self._geometry(grid, block, shared_mem)
+            shared_mem = _index(shared_mem, "shared_mem")
+            if _plain(grid) and _plain(block):
+                self._gkey = ((grid, block, shared_mem), dims)
+            grid, block = _packable(grid), _packable(block)
+        lane = s._lane
+        if lane.ready != self._dev_index:  # another device, the null stream, or a capture
             if s._dev_index != self._dev_index:
                 raise _api.invalid("Kernel.launch", f"{self._name} is loaded on Device "
                                                     f"{self._dev_index}, the stream is on "
                                                     f"Device {s._dev_index}")
-            if s._bind >= 0:
-                use_device(s._bind)
             if s._capture is not None:
                 self._launch_captured(s, sh, args, grid, block, shared_mem)
                 return
-        gx, gy, gz, bx, by, bz = self._dims
+        gx, gy, gz, bx, by, bz = dims
         if self._noargs and not args:
             st = self._fn(h, gx, gy, gz, bx, by, bz, shared_mem, sh, self._nullp, self._extra)
             if st:
                 raise hip_error(st, "hipModuleLaunchKernel")
-            u = s._unfenced[0]
-            u.append(self)
-            if len(u) >= s._limit:
-                s._fence()
+            s._hold(self)
             return
         bufs = self._bufs
         try:
@@ -489,10 +550,7 @@ class Kernel(Handle):
         bufs.append(buf)
         if st:
             raise hip_error(st, "hipModuleLaunchKernel")
-        u = s._unfenced[0]
-        u.append((self, args))
-        if len(u) >= s._limit:
-            s._fence()
+        s._hold((self, args))
 
     def _new_buffer(self) -> tuple[Any, Any, Any, Any]:
         """A kernarg buffer: (view to pack into, ``extra`` for the launch, then the
@@ -519,8 +577,56 @@ class Kernel(Handle):
         # A capture keeps its own copy of the kernarg buffer, alive as long as the graph,
         # whatever the runtime does with ``extra`` while capturing.
         kbuf, size_p, extra = self._packed(args, grid, block, shared_mem)
-        gx, gy, gz, bx, by, bz = self._dims
+        gx, gy, gz, bx, by, bz = self._geometry(grid, block, shared_mem)
         st = self._fn(self._h, gx, gy, gz, bx, by, bz, shared_mem, sh, self._nullp, extra)
         if st:
             raise hip_error(st, "hipModuleLaunchKernel")
-        s._unfenced[0].append((self, args, kbuf, size_p, extra))
+        s._lane.box[0].append((self, args, kbuf, size_p, extra))
+
+
+def _param_spec(layout: codeobject.KernargLayout) -> tuple[tuple[Any, ...], ...] | None:
+    """The explicit parameters as `rocpy._hot.Launcher` reads them:
+    ``(offset, size, what, untyped, lo, hi, numpy_types)``, with the bounds and
+    types of `rocpy.codeobject.argconv.inline_source` (the cases it takes inline)."""
+    from ..codeobject import argconv
+    spec = []
+    for p in layout.params:
+        what, kind = argconv._classify(p)
+        size = p.size
+        if what == "pointer":
+            spec.append((p.offset, size, 1, 0, 0, 0, 0, None))
+        elif what == "integer":
+            bits = 8 * size
+            lo = 0 if kind == "unsigned" else -(1 << (bits - 1))
+            hi = (1 << (bits - 1)) if kind == "signed" else (1 << bits)
+            types = argconv._numpy_types("iu", size) or None
+            spec.append((p.offset, size, 2, int(kind is None), lo, hi % (1 << 64), 0, types))
+        elif what == "float":
+            types = argconv._numpy_types("f", size) or None
+            spec.append((p.offset, size, 3, 0, 0, 0, 0, types))
+        else:
+            spec.append((p.offset, size, 4, 0, 0, 0, 0, None))
+    return tuple(spec)
+
+
+def _hot_launcher(k: Kernel, a: Any) -> Any:
+    """The kernel's `rocpy._hot.Launcher`, or None where the compiled path is off."""
+    hot = _hotpath.module()
+    if hot is None:
+        return None
+    from ..codeobject.argconv import _POINTER_TYPES
+    ffi, lib = a.ffi, a.lib
+    layout = k._layout
+    fn = int(ffi.cast("uintptr_t", ffi.addressof(lib, "hipModuleLaunchKernel")))
+    keys = tuple(int(ffi.cast("uintptr_t", key)) for key in _launch_param_keys())
+    return hot.Launcher(fn, _api.address(k._h), k._dev_index, layout.size,
+                        layout._explicit_end, keys, _param_spec(layout), Stream,
+                        _POINTER_TYPES, _buffer_types(), Kernel._launch_py, Kernel._configure)
+
+
+@functools.cache
+def _buffer_types() -> frozenset:
+    """rocpy's buffer classes: their ``ptr`` property is ``_h`` (None once closed), which
+    the compiled path reads directly; subclasses go through ``ptr``."""
+    from .memory import DeviceBuffer, HostBuffer, ManagedBuffer
+    return frozenset({DeviceBuffer, HostBuffer, ManagedBuffer})

@@ -50,15 +50,34 @@ from .._dispatcher import CallbackErrors, dispatcher
 from .._handle import Handle
 from .._reaper import PendingList
 from ..errors import NotSupportedError, hip_error
-from . import _api
+from . import _api, _calls
 from ._api import api, use_device
 from ._callbacks import _callback_trampolines, _dispatcher_barrier
+from ._lane import new_lane
 from ._stream_order import FENCE_EVERY, _destroy_stream, _OrderedHandle
 from .device import Device, as_device
 from .event import Event
 
 _OWNED, _NULL, _PER_THREAD, _FOREIGN = "owned", "null", "per_thread", "foreign"
 _per_thread = threading.local()
+
+
+_NOT_READY = -1   # hipErrorNotReady, set with the first bind
+
+
+def _stream_query(stream: int) -> int:
+    """``hipStreamQuery`` by address (bound at the first call, `_calls`)."""
+    global _stream_query, _NOT_READY
+    _NOT_READY = api().not_ready
+    _stream_query = _calls.bind_p("hipStreamQuery", "hipStream_t")
+    return _stream_query(stream)
+
+
+def _wait_event(stream: int, event: int, flags: int) -> int:
+    """``hipStreamWaitEvent`` by addresses (bound at the first call, `_calls`)."""
+    global _wait_event
+    _wait_event = _calls.bind_ppu("hipStreamWaitEvent", "hipStream_t", "hipEvent_t")
+    return _wait_event(stream, event, flags)
 
 
 def _priority_value(dev: Device, priority: Any) -> int:
@@ -104,7 +123,7 @@ class Stream(_OrderedHandle):
     """A HIP stream; see the module docstring.  Make one with `Device.create_stream`."""
 
     __slots__ = ("_dev", "_dev_index", "_ctx", "_bind", "_errors", "_kind", "_capture",
-                 "_priority", "_flags", "_cb_seen", "_more_errors", "_fast", "_weak")
+                 "_priority", "_flags", "_cb_seen", "_more_errors", "_weak")
 
     _dev: Device
     _dev_index: int
@@ -138,17 +157,18 @@ class Stream(_OrderedHandle):
         s._bind = dev._index if kind in (_NULL, _PER_THREAD) else -1
         # per-thread and foreign wrappers fence at once: they may not outlive the thread
         # (or the other library's handle), so nothing waits in them for a later fence
-        s._init_order(box, pending, FENCE_EVERY if kind in (_OWNED, _NULL) else 1)
         s._errors = CallbackErrors()
+        # ready: the device index when nothing needs doing before enqueueing (no current
+        # device to set, no capture), else -1: one comparison in Kernel.launch
+        lane = new_lane(_api.address(handle), dev._index if s._bind < 0 else -1, s._errors, box,
+                        FENCE_EVERY if kind in (_OWNED, _NULL) else 1)
+        s._init_order(lane, pending)
         s._kind = kind
         s._capture = None
         s._priority = None
         s._flags = None
         s._cb_seen = False
         s._more_errors = []
-        # the device index when nothing needs doing before enqueueing (no current
-        # device to set, no capture), else -1: one comparison in Kernel.launch
-        s._fast = dev._index if s._bind < 0 else -1
         s._weak = weakref.ref(s)   # what buffers remember (Buffer._last): never a strong cycle
         dev._streams.add(s)
         return s
@@ -263,7 +283,7 @@ class Stream(_OrderedHandle):
         kind = _NULL if value == 1 and a.name == "nvidia" else _FOREIGN  # cudaStreamLegacy
         parents = () if owner is None else (owner,)
         s = cls._new(dev, h, kind, False, parents)
-        s._limit = 1
+        s._lane.limit = 1     # a borrowed handle may not outlive the owner: fence every item
         return s
 
     # ---- what it is -------------------------------------------------------------
@@ -341,7 +361,8 @@ class Stream(_OrderedHandle):
     # ---- work -------------------------------------------------------------------
 
     def _enter(self) -> Any:
-        """Checks before enqueueing: open, callback errors, current device."""
+        """Checks before enqueueing: open, callback errors, current device (what an
+        enqueuer does when its lane's ``ready`` is not its device); the handle."""
         h = self._h
         if h is None:
             raise self._closed_error()
@@ -350,6 +371,19 @@ class Stream(_OrderedHandle):
         if self._bind >= 0:
             use_device(self._bind)
         return h
+
+    def _open_bound(self) -> Any:
+        """`_enter` without the callback errors (records, stream-ordered frees); the handle."""
+        h = self._h
+        if h is None:
+            raise self._closed_error()
+        self._use_device()
+        return h
+
+    def _use_device(self) -> None:
+        """Make the stream's device current where its kind needs it (null, per-thread)."""
+        if self._bind >= 0:
+            use_device(self._bind)
 
     def synchronize(self) -> None:
         """Wait until all work enqueued so far is complete, host callbacks included.
@@ -389,31 +423,36 @@ class Stream(_OrderedHandle):
         """Whether all work enqueued so far is complete (``hipStreamQuery``; not
         ready is False, not an error).  Host callbacks may still be running
         on rocpy's dispatcher thread; `synchronize` waits for them too."""
-        h = self._enter()
-        a = api()
-        taken = self._take()
-        st = a.lib.hipStreamQuery(h)
-        if st:
-            self._restore(taken)
-            if st == a.not_ready:
-                self._pending.poll()
-                return False
-            raise hip_error(st, "hipStreamQuery")
-        del taken
-        self._pending.poll()
-        return True
+        return self.query()
 
     def query(self) -> bool:
         """`done` as a method."""
-        return self.done
+        lane = self._lane
+        if lane.ready < 0 or self._h is None or lane.errors.pending:
+            self._enter()
+        # what is held before the query is complete if the query says so; what other
+        # threads add meanwhile stays (a fence moving the batch leaves ``held`` alone)
+        held = lane.box[0]
+        n = len(held)
+        st = _stream_query(lane.addr)
+        pending = self._pending
+        if st:
+            pending.poll()
+            if st == _NOT_READY:
+                return False
+            raise hip_error(st, "hipStreamQuery")
+        if n and self._capture is None:
+            del held[:n]
+        pending.poll()
+        return True
 
     def wait(self, what: Any) -> None:
         """Make later work on this stream wait for ``what``: an `Event`, or
         another stream's work enqueued so far (``hipStreamWaitEvent``)."""
         h = self._enter()
         if isinstance(what, Event):
-            ev = what._require_open()
-            st = api().lib.hipStreamWaitEvent(h, ev, 0)
+            what._require_open()
+            st = _wait_event(self._lane.addr, what._addr, 0)
             if st:
                 raise hip_error(st, "hipStreamWaitEvent")
             return

@@ -30,6 +30,7 @@ operation.  Closing the signal forgets its pending handlers.
 """
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -57,6 +58,8 @@ _SLICE = 0.1
 
 # Value operations by (name -> order -> lib function), filled at first use.
 _ops: dict[str, dict[str, Callable[..., Any]]] = {}
+# loads and stores by integer handle (the compiled path), filled with _ops
+_by_int: dict[str, dict[str, Callable[..., Any]]] = {}
 _cond_values: dict[str, int] = {}
 _state_values: dict[str, int] = {}
 # explicit closes against keep-alive checks and waits on other threads
@@ -83,7 +86,36 @@ def _bind(lib: Any) -> None:
         _cond_values[c] = getattr(lib, f"HSA_SIGNAL_CONDITION_{c.upper()}")
     _state_values["blocked"] = lib.HSA_WAIT_STATE_BLOCKED
     _state_values["active"] = lib.HSA_WAIT_STATE_ACTIVE
+    _by_int.update(_int_ops(table))
     _ops.update(table)
+
+
+def _int_ops(table: dict[str, dict[str, Callable[..., Any]]]) -> dict[str, dict[str, Any]]:
+    """Loads and stores: by the signal's integer handle (``Signal._hv``) through
+    ``rocpy._hot`` (the runtime's function by address; ``hsa_signal_t`` is one
+    uint64_t, passed as one in the C ABI), or, without it, the cffi functions
+    taking the ``hsa_signal_t`` (``Signal._h``); `_BY_INT` says which."""
+    from .. import _hotpath
+    hot = _hotpath.module()
+    ffi, lib = api()
+    out: dict[str, dict[str, Any]] = {}
+    for op in ("load", "store", "silent_store"):
+        fns: dict[str, Any] = {}
+        for order, fn in table[op].items():
+            if hot is not None:
+                addr = int(ffi.cast("uintptr_t", ffi.addressof(lib, fn.__name__)))
+                call = hot.call_signal_load if op == "load" else hot.call_signal_store
+                fns[order] = functools.partial(call, addr)
+            else:   # the cffi function itself: it takes the hsa_signal_t (Signal._h)
+                fns[order] = fn
+        out[op] = fns
+    global _BY_INT
+    _BY_INT = hot is not None
+    return out
+
+
+#: Whether `_by_int` takes the integer handle (compiled) or the cffi struct (fallback).
+_BY_INT = False
 
 
 def _order_error(op: str, order: Any) -> ValueError:
@@ -239,12 +271,13 @@ class Signal(Handle):
 
     def load(self, order: str = "scacquire") -> int:
         """The current value (hsa_signal_load_*)."""
-        h = self._use()
+        if self._h is None or self._bad:
+            self._slow_use()
         try:
-            fn = _ops["load"][order]
+            fn = _by_int["load"][order]
         except KeyError:
             raise _order_error("load", order) from None
-        return fn(h)
+        return fn(self._hv if _BY_INT else self._h)
 
     @property
     def value(self) -> int:
@@ -253,11 +286,21 @@ class Signal(Handle):
 
     def store(self, value: int, order: str = "screlease") -> None:
         """Set the value, waking waiters (hsa_signal_store_*)."""
-        self._rmw("store", value, order)
+        self._store("store", value, order)
 
     def silent_store(self, value: int, order: str = "screlease") -> None:
         """Set the value without waking waiters (hsa_signal_silent_store_*)."""
-        self._rmw("silent_store", value, order)
+        self._store("silent_store", value, order)
+
+    def _store(self, op: str, value: int, order: str) -> None:
+        if self._h is None or self._bad:
+            self._slow_use()
+        try:
+            fn = _by_int[op][order]
+        except KeyError:
+            raise _order_error(op, order) from None
+        fn(self._hv if _BY_INT else self._h,
+           value if type(value) is int and -(1 << 63) <= value < 1 << 63 else _int64(value))
 
     # ---- read-modify-write ----------------------------------------------------------------
 

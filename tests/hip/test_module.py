@@ -79,12 +79,14 @@ def test_module_closed_while_kernel_lives(dev, kernel_file):
 def test_launch_on_other_device_stream_is_refused(dev, load):
     k = load("empty")
     with dev.create_stream() as s:
-        k._dev_index, saved = 99, k._dev_index
+        # the stream as one of Device 99 (its lane's ready index is what enqueuers compare)
+        saved = s._dev_index, s._lane.ready
+        s._dev_index = s._lane.ready = 99
         try:
-            with pytest.raises(rocpy.InvalidValueError, match="Device 99"):
+            with pytest.raises(rocpy.InvalidValueError, match="the stream is on Device 99"):
                 k.launch(1, 1, (), stream=s)
         finally:
-            k._dev_index = saved
+            s._dev_index, s._lane.ready = saved
 
 
 def test_geometry_cache_revalidates(dev, load):

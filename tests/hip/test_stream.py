@@ -173,9 +173,9 @@ def test_fences_batch_kernel_arguments(dev, load):
     with dev.create_stream() as s:
         for _ in range(stream_module.FENCE_EVERY * 2 + 5):
             empty.launch(1, 1, (), stream=s)
-        assert len(s._unfenced[0]) == 5            # two fences recorded, five items after
+        assert len(s._lane.box[0]) == 5            # two fences recorded, five items after
         s.synchronize()
-        assert not s._unfenced[0] and len(s._pending) == 0
+        assert not s._lane.box[0] and len(s._pending) == 0
 
 
 @pytest.mark.stub_only

@@ -269,3 +269,31 @@ def test_handler_arguments_are_checked(sig):
         sig.on("eq", 0, None)
     with pytest.raises(ValueError, match="condition must be one of"):
         sig.on("gt", 0, print)
+
+
+def test_compiled_loads_and_stores_match_the_cffi_ones(sig):
+    """The compiled value operations (rocpy._hot, by integer handle) and the cffi ones
+    they replace read and write the same values in every order, and refuse the same."""
+    from rocpy import _hotpath
+    from rocpy.hsa import signal as signal_module
+    if not _hotpath.available():
+        pytest.skip("rocpy._hot is not built")
+    compiled = signal_module._by_int
+    try:
+        with _hotpath.disabled():
+            fallback = signal_module._int_ops(signal_module._ops)   # cffi: takes sig._h
+    finally:
+        signal_module._int_ops(signal_module._ops)                  # _BY_INT back on
+    assert signal_module._BY_INT and compiled["load"]["scacquire"].func is not None
+    for op in ("store", "silent_store"):
+        for order in compiled[op]:
+            for value in (0, -1, 2**63 - 1, -(2**63), 12345):
+                compiled[op][order](sig._hv, value)
+                assert fallback["load"]["relaxed"](sig._h) == value
+                fallback[op][order](sig._h, value ^ 1)
+                assert all(compiled["load"][o](sig._hv) == value ^ 1 for o in compiled["load"])
+    for bad, exc in ((2**63, OverflowError), (1.5, TypeError), (True, TypeError)):
+        with pytest.raises(exc):
+            sig.store(bad)
+    with pytest.raises(ValueError, match="memory order"):
+        sig.load("screlease")

@@ -32,14 +32,19 @@ from ..harness import Case, CaseResult, Progress, run_cases
 FAMILIES = ("copy", "dispatch", "hsa_dispatch", "overhead")
 ALIASES = {"hsa": "hsa_dispatch", "copies": "copy", "launch": "dispatch"}
 
-#: The kernels the benchmarks launch: ``empty`` (the stub has a built-in C
-#: emulation of it) and a gate the stub holds a stream on (`Gate`).
+#: The kernels the benchmarks launch: ``empty`` and the 4-argument ``vadd`` (3
+#: buffers and an int; the stub has built-in C emulations of both) and a gate the
+#: stub holds a stream on (`Gate`).
 KERNEL_SOURCE = r"""// rocpy bench kernels (compiled once per target into the cache folder)
 #ifndef __CUDACC__
 #include <hip/hip_runtime.h>
 #endif
 extern "C" __global__ void empty() {}
 extern "C" __global__ void rocpy_bench_gate() {}
+extern "C" __global__ void vadd(const float *a, const float *b, float *c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}
 """
 
 

@@ -27,8 +27,9 @@ def _loop(fn: Any, ops: int, *args: Any) -> Any:
     return run
 
 
-def _checked(fn: Any, ops: int, *args: Any, ok: tuple[int, ...] = (0,)) -> Any:
-    def run() -> None:
+def _checked(fn: Any, ops: int, *args: Any, ok: tuple[int, ...] = (0,), keep: Any = None) -> Any:
+    """``ops`` calls of ``fn(*args)``, each checked; ``keep``: what ``args`` point into."""
+    def run(_keep: Any = keep) -> None:
         for _ in range(ops):
             if fn(*args) not in ok:
                 raise RuntimeError(f"{getattr(fn, '__name__', 'call')} failed")
@@ -72,6 +73,14 @@ def build(env: Env) -> list[Bench]:
         fn, args = _raw_launcher(k, s)
         add("launch (enqueue)", _checked(fn, ops, *args), _loop(k.launch, ops, 1, 1, (), s),
             "Kernel.launch(1, 1, (), s) vs hipModuleLaunchKernel, enqueue only", "launch")
+        from .dispatch import four_args
+        k4, args4 = four_args(env)
+        packed = k4._packed(args4, 1, 1, 0)     # (kbuf, size_p, extra): kept by the raw loop
+        add("4-arg launch (enqueue)",
+            _checked(fn, ops, k4.handle, 1, 1, 1, 1, 1, 1, 0, sh, ffi.NULL, packed[2], keep=packed),
+            _loop(k4.launch, ops, 1, 1, args4, s),
+            "Kernel.launch(1, 1, (a, b, c, np.int32(1)), s) vs hipModuleLaunchKernel "
+            "(a buffer packed once), enqueue only", "launch")
     nbytes = 4096
     src = env.keep(dev.context.alloc(nbytes))
     dst = env.keep(dev.context.alloc(nbytes))

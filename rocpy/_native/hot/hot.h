@@ -1,0 +1,73 @@
+/* rocpy._hot's internal interface: what its files share (see hot.c). */
+#ifndef ROCPY_HOT_H
+#define ROCPY_HOT_H
+#ifndef Py_LIMITED_API
+#define Py_LIMITED_API 0x030A0000
+#endif
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "rocpy._hot packs kernel arguments little-endian, as the GPU reads them"
+#endif
+
+typedef int (*launch_fn)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                         unsigned, void *, void **, void **);
+typedef int (*fn_p)(void *);
+typedef int (*fn_pp)(void *, void *);
+typedef int (*fn_ppu)(void *, void *, unsigned);
+typedef int (*fn_ppsip)(void *, const void *, size_t, int, void *);
+typedef int (*fn_pisp)(void *, int, size_t, void *);
+typedef int64_t (*fn_sig_load)(uint64_t);
+typedef void (*fn_sig_store)(uint64_t, int64_t);
+
+/* hot.c: module state */
+extern PyObject *error_factory;
+extern PyObject *str_h, *str_lane, *str_pending, *str_fence, *str_ptr;
+extern PyObject *str_nbytes, *str_weak, *str_last;
+extern PyObject *descr_h, *descr_lane;
+extern descrgetfunc get_h, get_lane;
+PyObject *slot_get(PyObject *descr, descrgetfunc get, PyObject *obj, PyObject *name);
+PyObject *raise_status(int st, const char *call);
+int as_ptr(PyObject *o, void **out);
+
+#define PTR_ARG(i, var) void *var; if (as_ptr(args[i], &var) < 0) return NULL
+#define CHECK_N(k, name) if (nargs != (k)) { \
+        PyErr_SetString(PyExc_TypeError, name " takes " #k " arguments"); return NULL; }
+
+/* hot_lane.c: a stream's hot state */
+typedef struct {
+    PyObject_HEAD
+    unsigned long long addr;   /* hipStream_t as an int */
+    int ready;                 /* device index when nothing is due before enqueueing, else -1 */
+    PyObject *errors;          /* CallbackErrors (its .pending list) */
+    PyObject *box;             /* [list]: what unfenced work uses */
+    Py_ssize_t limit;          /* items held before a fence */
+} Lane;
+extern PyTypeObject *LaneType;
+extern PyType_Spec lane_spec;
+int lane_ready(Lane *lane, int dev_index);
+int lane_hold(Lane *lane, PyObject *stream, PyObject *item);
+
+/* hot_launch.c: kernel launches */
+extern PyTypeObject *LauncherType;
+extern PyType_Spec launcher_spec;
+
+/* hot_calls.c: calls by address, buffer copies */
+PyObject *call_p(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
+PyObject *call_pp(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
+PyObject *call_ppu(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
+PyObject *call_memcpy_async(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
+PyObject *call_memset_async(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
+PyObject *call_signal_load(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
+PyObject *call_signal_store(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
+PyObject *register_copy_types(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
+PyObject *copy_async(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
+
+#endif

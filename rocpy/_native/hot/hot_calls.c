@@ -1,0 +1,239 @@
+/* rocpy._hot: runtime calls by address, and buffer-to-buffer async copies. */
+#include "hot.h"
+
+/* ---- the other hot calls: fn address first, then ints; the status comes back -------- */
+
+
+PyObject *call_p(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    CHECK_N(2, "call_p");
+    PTR_ARG(0, fn);
+    PTR_ARG(1, a);
+    int st;
+    Py_BEGIN_ALLOW_THREADS
+    st = ((fn_p)fn)(a);
+    Py_END_ALLOW_THREADS
+    return PyLong_FromLong(st);
+}
+
+PyObject *call_pp(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    CHECK_N(3, "call_pp");
+    PTR_ARG(0, fn);
+    PTR_ARG(1, a);
+    PTR_ARG(2, b);
+    int st;
+    Py_BEGIN_ALLOW_THREADS
+    st = ((fn_pp)fn)(a, b);
+    Py_END_ALLOW_THREADS
+    return PyLong_FromLong(st);
+}
+
+PyObject *call_ppu(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    CHECK_N(4, "call_ppu");
+    PTR_ARG(0, fn);
+    PTR_ARG(1, a);
+    PTR_ARG(2, b);
+    unsigned long u = PyLong_AsUnsignedLong(args[3]);
+    if (PyErr_Occurred())
+        return NULL;
+    int st;
+    Py_BEGIN_ALLOW_THREADS
+    st = ((fn_ppu)fn)(a, b, (unsigned)u);
+    Py_END_ALLOW_THREADS
+    return PyLong_FromLong(st);
+}
+
+/* memcpy_async(fn, dst, src, nbytes, kind, stream) */
+PyObject *call_memcpy_async(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    CHECK_N(6, "call_memcpy_async");
+    PTR_ARG(0, fn);
+    PTR_ARG(1, dst);
+    PTR_ARG(2, src);
+    size_t n = PyLong_AsSize_t(args[3]);
+    if (n == (size_t)-1 && PyErr_Occurred())
+        return NULL;
+    int kind = (int)PyLong_AsLong(args[4]);
+    if (kind == -1 && PyErr_Occurred())
+        return NULL;
+    PTR_ARG(5, s);
+    int st;
+    Py_BEGIN_ALLOW_THREADS
+    st = ((fn_ppsip)fn)(dst, src, n, kind, s);
+    Py_END_ALLOW_THREADS
+    return PyLong_FromLong(st);
+}
+
+/* memset_async(fn, dst, value, count, stream) */
+PyObject *call_memset_async(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    CHECK_N(5, "call_memset_async");
+    PTR_ARG(0, fn);
+    PTR_ARG(1, dst);
+    int value = (int)PyLong_AsLong(args[2]);
+    if (value == -1 && PyErr_Occurred())
+        return NULL;
+    size_t n = PyLong_AsSize_t(args[3]);
+    if (n == (size_t)-1 && PyErr_Occurred())
+        return NULL;
+    PTR_ARG(4, s);
+    int st;
+    Py_BEGIN_ALLOW_THREADS
+    st = ((fn_pisp)fn)(dst, value, n, s);
+    Py_END_ALLOW_THREADS
+    return PyLong_FromLong(st);
+}
+
+/* signal_load(fn, handle) -> int64 (HSA loads do not block: the GIL stays held) */
+PyObject *call_signal_load(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    CHECK_N(2, "call_signal_load");
+    PTR_ARG(0, fn);
+    unsigned long long h = PyLong_AsUnsignedLongLong(args[1]);
+    if (PyErr_Occurred())
+        return NULL;
+    return PyLong_FromLongLong(((fn_sig_load)fn)(h));
+}
+
+PyObject *call_signal_store(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    CHECK_N(3, "call_signal_store");
+    PTR_ARG(0, fn);
+    unsigned long long h = PyLong_AsUnsignedLongLong(args[1]);
+    if (PyErr_Occurred())
+        return NULL;
+    long long v = PyLong_AsLongLong(args[2]);
+    if (v == -1 && PyErr_Occurred())
+        return NULL;
+    ((fn_sig_store)fn)(h, v);
+    Py_RETURN_NONE;
+}
+
+/* ---- buffer copies ------------------------------------------------------------------- */
+
+static PyObject *copy_stream_type, *copy_buffer_types;
+
+/* register_copy_types(stream_type, buffer_types) */
+PyObject *register_copy_types(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    CHECK_N(2, "register_copy_types");
+    Py_INCREF(args[0]);
+    Py_INCREF(args[1]);
+    Py_XDECREF(copy_stream_type);
+    Py_XDECREF(copy_buffer_types);
+    copy_stream_type = args[0];
+    copy_buffer_types = args[1];
+    Py_RETURN_NONE;
+}
+
+/* An open rocpy buffer's address and size: 1, or 0 when not (Python decides), -1 error. */
+static int buffer_range(PyObject *b, unsigned long long *addr, Py_ssize_t *nbytes)
+{
+    if (PySet_Contains(copy_buffer_types, (PyObject *)Py_TYPE(b)) != 1) {
+        PyErr_Clear();
+        return 0;
+    }
+    PyObject *h = slot_get(descr_h, get_h, b, str_h);
+    if (!h)
+        return -1;
+    int ok = PyLong_CheckExact(h);
+    if (ok)
+        *addr = PyLong_AsUnsignedLongLong(h);
+    Py_DECREF(h);
+    if (!ok || PyErr_Occurred()) {
+        PyErr_Clear();
+        return 0;
+    }
+    PyObject *n = PyObject_GetAttr(b, str_nbytes);
+    if (!n)
+        return -1;
+    *nbytes = PyLong_AsSsize_t(n);
+    Py_DECREF(n);
+    if (*nbytes < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    return 1;
+}
+
+/* copy_async(fn, buf, other, to_other, stream) -> bool
+ * buf.copy_to(other, stream) (to_other) or buf.copy_from(other, stream) between two open
+ * rocpy buffers of the same nonzero size on a Stream whose lane is ready: hipMemcpyAsync
+ * with hipMemcpyDefault (4), both remember the stream, the lane holds (buf, other).
+ * False: not that case, nothing done (the Python path handles it, and every error). */
+PyObject *copy_async(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    CHECK_N(5, "copy_async");
+    PTR_ARG(0, fn);
+    PyObject *buf = args[1], *other = args[2], *stream = args[4];
+    int to_other = PyObject_IsTrue(args[3]);
+    if (to_other < 0)
+        return NULL;
+    if (!copy_stream_type || (PyObject *)Py_TYPE(stream) != copy_stream_type)
+        Py_RETURN_FALSE;
+    unsigned long long a, b;
+    Py_ssize_t na, nb;
+    int r = buffer_range(buf, &a, &na);
+    if (r <= 0)
+        return r < 0 ? NULL : (Py_INCREF(Py_False), Py_False);
+    r = buffer_range(other, &b, &nb);
+    if (r <= 0)
+        return r < 0 ? NULL : (Py_INCREF(Py_False), Py_False);
+    if (na != nb || na == 0)
+        Py_RETURN_FALSE;
+    PyObject *h = slot_get(descr_h, get_h, stream, str_h);
+    if (!h)
+        return NULL;
+    Py_DECREF(h);
+    if (h == Py_None)
+        Py_RETURN_FALSE;
+    PyObject *lane_o = slot_get(descr_lane, get_lane, stream, str_lane);
+    if (!lane_o)
+        return NULL;
+    PyObject *result = NULL;
+    Lane *lane = (Lane *)lane_o;
+    if (Py_TYPE(lane_o) != LaneType || lane->ready < 0) {
+        result = Py_False;
+        Py_INCREF(result);
+        goto done;
+    }
+    r = lane_ready(lane, lane->ready);
+    if (r <= 0) {
+        if (r == 0) {
+            result = Py_False;
+            Py_INCREF(result);
+        }
+        goto done;
+    }
+    void *dst = (void *)(uintptr_t)(to_other ? b : a), *src = (void *)(uintptr_t)(to_other ? a : b);
+    void *sh = (void *)(uintptr_t)lane->addr;
+    int st;
+    Py_BEGIN_ALLOW_THREADS
+    st = ((fn_ppsip)fn)(dst, src, (size_t)na, 4 /* hipMemcpyDefault */, sh);
+    Py_END_ALLOW_THREADS
+    if (st) {
+        raise_status(st, "hipMemcpyAsync");
+        goto done;
+    }
+    PyObject *w = PyObject_GetAttr(stream, str_weak);
+    if (!w)
+        goto done;
+    r = PyObject_SetAttr(buf, str_last, w);
+    if (r == 0)
+        r = PyObject_SetAttr(other, str_last, w);
+    Py_DECREF(w);
+    if (r < 0)
+        goto done;
+    PyObject *item = PyTuple_Pack(2, buf, other);
+    if (!item || lane_hold(lane, stream, item) < 0)
+        goto done;
+    result = Py_True;
+    Py_INCREF(result);
+done:
+    Py_DECREF(lane_o);
+    return result;
+}
+
+/* register_slots(handle_h, stream_lane): the member descriptors Handle._h and Stream._lane */

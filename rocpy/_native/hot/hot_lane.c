@@ -1,0 +1,96 @@
+/* rocpy._hot: Lane, a stream's hot state (the enqueue interface, rocpy/hip/_lane.py). */
+#include "hot.h"
+
+/* ---- Lane: the stream's hot state ------------------------------------------------ */
+
+
+PyTypeObject *LaneType;
+
+static int lane_traverse(Lane *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->errors);
+    Py_VISIT(self->box);
+    Py_VISIT((PyObject *)Py_TYPE(self));
+    return 0;
+}
+
+static int lane_clear(Lane *self)
+{
+    Py_CLEAR(self->errors);
+    Py_CLEAR(self->box);
+    return 0;
+}
+
+static void lane_dealloc(Lane *self)
+{
+    PyTypeObject *tp = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    lane_clear(self);
+    freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+    f(self);
+    Py_DECREF(tp);
+}
+
+static PyMemberDef lane_members[] = {
+    {"addr", T_ULONGLONG, offsetof(Lane, addr), 0, "the stream handle as an int"},
+    {"ready", T_INT, offsetof(Lane, ready), 0,
+     "the device index when an enqueue needs nothing first (no current device to set, "
+     "no capture by rocpy), else -1"},
+    {"errors", T_OBJECT, offsetof(Lane, errors), 0, "the stream's CallbackErrors"},
+    {"box", T_OBJECT, offsetof(Lane, box), 0, "one-item list: what unfenced work uses"},
+    {"limit", T_PYSSIZET, offsetof(Lane, limit), 0, "items held before a fence"},
+    {NULL}
+};
+
+static PyType_Slot lane_slots[] = {
+    {Py_tp_doc, "A stream's hot state (see rocpy/hip/_lane.py)."},
+    {Py_tp_members, lane_members},
+    {Py_tp_traverse, lane_traverse},
+    {Py_tp_clear, lane_clear},
+    {Py_tp_dealloc, lane_dealloc},
+    {Py_tp_new, PyType_GenericNew},
+    {0, NULL}
+};
+
+PyType_Spec lane_spec = {
+    "rocpy._hot.Lane", sizeof(Lane), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, lane_slots
+};
+
+/* 1: an enqueue may go ahead in C; 0: the Python path must handle it (pending
+ * callback errors, another device, binding, capture); -1: error. */
+int lane_ready(Lane *lane, int dev_index)
+{
+    if (lane->ready != dev_index || !lane->errors || !lane->box)
+        return 0;
+    PyObject *pending = PyObject_GetAttr(lane->errors, str_pending);
+    if (!pending)
+        return -1;
+    Py_ssize_t n = PyObject_Length(pending);
+    Py_DECREF(pending);
+    if (n < 0)
+        return -1;
+    return n == 0;
+}
+
+/* Hold `item` (stolen) until the work enqueued so far completes; fence at the limit. */
+int lane_hold(Lane *lane, PyObject *stream, PyObject *item)
+{
+    PyObject *u = PyList_GetItem(lane->box, 0);   /* borrowed */
+    if (!u) {
+        Py_DECREF(item);
+        return -1;
+    }
+    Py_INCREF(u);
+    int r = PyList_Append(u, item);
+    Py_DECREF(item);
+    if (r == 0 && PyList_Size(u) >= lane->limit) {
+        PyObject *res = PyObject_CallMethodObjArgs(stream, str_fence, NULL);
+        if (!res)
+            r = -1;
+        Py_XDECREF(res);
+    }
+    Py_DECREF(u);
+    return r;
+}
+
