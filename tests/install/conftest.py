@@ -35,8 +35,10 @@ def copy_source(dest: Path) -> Path:
     return dest
 
 
-def run(cmd, *, cwd=None, env=None, timeout=600) -> subprocess.CompletedProcess:
-    """Run ``cmd``; on failure, fail the test with the end of its output."""
+def run(cmd, *, cwd=None, env=None, timeout=1800) -> subprocess.CompletedProcess:
+    """Run ``cmd``; on failure, fail the test with the end of its output.
+
+    The timeout only catches a hang: a build takes ~1 min alone, but 4+ on a loaded machine."""
     out = subprocess.run([str(c) for c in cmd], cwd=cwd, env=env, capture_output=True,
                          text=True, timeout=timeout)
     if out.returncode != 0:
