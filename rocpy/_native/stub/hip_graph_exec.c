@@ -213,3 +213,79 @@ hipError_t hipGraphLaunch(hipGraphExec_t graphExec, hipStream_t stream) {
     HIP_INIT_API();
     HIP_RETURN(launch(graphExec, stream));
 }
+
+/* ---- update ----------------------------------------------------------- */
+
+/* hipamd's hipGraphExecUpdate: hGraph's nodes in order against the
+ * executable graph's, position by position: another count is a topology
+ * change, another type at a position a node type change (that node named);
+ * otherwise every node's parameters replace the instantiated ones. */
+static hipError_t exec_update(hipGraphExec_t x, hipGraph_t g, hipGraphNode_t *error_node,
+                              hipGraphExecUpdateResult *result) {
+    pthread_mutex_lock(&g->lock);
+    size_t n = g->nodes.n;
+    struct hipGraphNode **order = malloc((n ? n : 1) * sizeof *order);
+    hipError_t status = hipSuccess;
+    if (!order) {
+        status = hipErrorOutOfMemory;
+    } else if (!hip_graph_order(g, order) || n != x->n) {
+        *result = hipGraphExecUpdateErrorTopologyChanged;
+        status = hipErrorGraphExecUpdateFailure;
+    }
+    for (size_t i = 0; status == hipSuccess && i < n; i++) {
+        if (order[i]->type != x->nodes[i].type) {
+            *error_node = order[i];
+            *result = hipGraphExecUpdateErrorNodeTypeChanged;
+            status = hipErrorGraphExecUpdateFailure;
+        }
+    }
+    for (size_t i = 0; status == hipSuccess && i < n; i++) {
+        struct hipGraphNode fresh = {0};
+        if (hip_node_copy_params(order[i], &fresh) != hipSuccess) {
+            *error_node = order[i];
+            *result = hipGraphExecUpdateErrorNotSupported;
+            status = hipErrorGraphExecUpdateFailure;
+            break;
+        }
+        hip_node_release_params(&x->nodes[i]);
+        x->nodes[i].p = fresh.p;
+    }
+    if (status == hipSuccess) *result = hipGraphExecUpdateSuccess;
+    pthread_mutex_unlock(&g->lock);
+    free(order);
+    return status;
+}
+
+hipError_t hipGraphExecUpdate(hipGraphExec_t hGraphExec, hipGraph_t hGraph,
+                              hipGraphNode_t *hErrorNode_out,
+                              hipGraphExecUpdateResult *updateResult_out) {
+    HIP_INIT_API();
+    if (!hGraphExec || !hGraph || !hErrorNode_out || !updateResult_out)
+        HIP_RETURN(hipErrorInvalidValue);
+    if (!hip_exec_valid(hGraphExec) || !hip_graph_valid(hGraph)) HIP_RETURN(hipErrorInvalidValue);
+    HIP_RETURN(exec_update(hGraphExec, hGraph, hErrorNode_out, updateResult_out));
+}
+
+/* hipamd 5.2 checks the new child against the whole executable graph with
+ * hipGraphExecUpdate (so only a child of the executable graph's shape
+ * passes, and its parameters are applied), then gives the instantiated
+ * child node a clone of childGraph; the node's own graph is hipErrorUnknown */
+hipError_t hipGraphExecChildGraphNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node,
+                                               hipGraph_t childGraph) {
+    HIP_INIT_API();
+    if (!hGraphExec || !node || !childGraph || !hip_graph_valid(childGraph))
+        HIP_RETURN(hipErrorInvalidValue);
+    if (!hip_node_valid(node)) HIP_RETURN(hipErrorInvalidValue);
+    if (childGraph == node->graph) HIP_RETURN(hipErrorUnknown);
+    if (!hip_exec_valid(hGraphExec)) HIP_RETURN(hipErrorInvalidValue);
+    hipGraphNode_t error_node;
+    hipGraphExecUpdateResult result;
+    HIP_RETURN_ONFAIL(exec_update(hGraphExec, childGraph, &error_node, &result));
+    struct hipGraphNode *copy = hip_exec_node(hGraphExec, node);
+    if (!copy || copy->type != hipGraphNodeTypeGraph) HIP_RETURN(hipErrorInvalidValue);
+    hipGraph_t clone;
+    HIP_RETURN_ONFAIL(hip_graph_clone(childGraph, &clone));
+    hip_graph_free(copy->p.child);
+    copy->p.child = clone;
+    HIP_RETURN(hipSuccess);
+}

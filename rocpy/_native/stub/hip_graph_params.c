@@ -8,8 +8,8 @@
  * graph (later instantiations), setting it in an executable graph changes
  * that copy only (hipamd's exec node clones).  A child graph node holds a
  * clone of its graph (deep: clones of clones for nested ones).
- * hipGraphExecUpdate and hipGraphExecChildGraphNodeSetParams (which hipamd
- * builds on it) are not implemented yet. */
+ * hipGraphExecUpdate and hipGraphExecChildGraphNodeSetParams live with the
+ * executable graph (hip_graph_exec.c). */
 #include <string.h>
 
 #include "hip_graph.h"

@@ -404,3 +404,47 @@ def test_child_graph_nodes():
     ok(lib.hipGraphDestroy(g))
     ok(lib.hipStreamDestroy(s))
     ok(lib.hipFree(d))
+
+
+# hipGraphExecUpdate.cc:119-:120 (a node type changed), :194/:199 (a node
+# more or fewer), :219 (dependencies differ), :326 (success applies the
+# parameters); hipGraphExecChildGraphNodeSetParams builds on it in hipamd
+def test_exec_update():
+    d = malloc(16)
+    g1 = graph()
+    a = memset_node(g1, d, 1, 16)
+    b = empty(g1, [a])
+    s = stream()
+    x = launch(g1, s)
+    err, res = ffi.new("hipGraphNode_t *"), ffi.new("hipGraphExecUpdateResult *")
+    check(lib.hipGraphExecUpdate(ffi.NULL, g1, err, res), "hipErrorInvalidValue")
+    check(lib.hipGraphExecUpdate(x, ffi.NULL, err, res), "hipErrorInvalidValue")
+    check(lib.hipGraphExecUpdate(x, g1, ffi.NULL, res), "hipErrorInvalidValue")
+    check(lib.hipGraphExecUpdate(x, g1, err, ffi.NULL), "hipErrorInvalidValue")
+    bigger = ffi.new("hipGraph_t *")
+    ok(lib.hipGraphClone(bigger, g1))
+    empty(bigger[0])
+    check(lib.hipGraphExecUpdate(x, bigger[0], err, res), "hipErrorGraphExecUpdateFailure")    # :199
+    assert res[0] == lib.hipGraphExecUpdateErrorTopologyChanged
+    swapped = graph()
+    e0 = empty(swapped)
+    memset_node(swapped, d, 1, 16)
+    check(lib.hipGraphExecUpdate(x, swapped, err, res), "hipErrorGraphExecUpdateFailure")      # :120
+    assert res[0] == lib.hipGraphExecUpdateErrorNodeTypeChanged and err[0] == e0            # :119
+    same = graph()
+    c = memset_node(same, d, 4, 16)
+    empty(same, [c])
+    ok(lib.hipGraphExecUpdate(x, same, err, res))
+    assert res[0] == lib.hipGraphExecUpdateSuccess                                          # :326
+    ok(lib.hipGraphLaunch(x, s))
+    ok(lib.hipStreamSynchronize(s))
+    out = np.zeros(16, dtype=np.uint8)
+    ok(lib.hipMemcpy(ffi.from_buffer(out), d, 16, lib.hipMemcpyDeviceToHost))
+    assert (out == 4).all()
+    check(lib.hipGraphExecChildGraphNodeSetParams(x, b, g1), "hipErrorUnknown")  # its own graph
+    check(lib.hipGraphExecChildGraphNodeSetParams(x, ffi.NULL, same), "hipErrorInvalidValue")
+    ok(lib.hipGraphExecDestroy(x))
+    for gr in (g1, bigger[0], swapped, same):
+        ok(lib.hipGraphDestroy(gr))
+    ok(lib.hipStreamDestroy(s))
+    ok(lib.hipFree(d))

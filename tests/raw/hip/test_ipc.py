@@ -145,6 +145,7 @@ def test_ipc_event_across_processes():
         return
     s = stream()
     gate = host_malloc(4)
+    ffi.cast("uint32_t *", gate)[0] = 0        # fresh memory holds anything
     ok(lib.hipStreamWaitValue32(s, gate, 1, lib.hipStreamWaitValueEq, 0xffffffff))
     e = ipc_event()
     ok(lib.hipEventRecord(e, s))

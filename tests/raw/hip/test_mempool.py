@@ -119,6 +119,7 @@ def test_trim_and_release_threshold():
     ok(set_attr(pool, lib.hipMemPoolAttrReleaseThreshold, 128 * MB))
     host = ffi.new("void **")                   # a wait holds the stream like the 500 ms kernel
     ok(lib.hipHostMalloc(host, 4, 0))
+    ffi.cast("uint32_t *", host[0])[0] = 0     # fresh memory holds anything
     ok(lib.hipStreamWaitValue32(s, host[0], 1, lib.hipStreamWaitValueEq, 0xffffffff))
     ok(lib.hipFreeAsync(b, s))
     before = attr(pool, lib.hipMemPoolAttrReservedMemCurrent)
@@ -148,6 +149,7 @@ def test_same_stream_reuse_before_the_free_is_reached():
     s = stream()
     host = ffi.new("void **")
     ok(lib.hipHostMalloc(host, 4, 0))
+    ffi.cast("uint32_t *", host[0])[0] = 0     # fresh memory holds anything
     ok(lib.hipStreamWaitValue32(s, host[0], 1, lib.hipStreamWaitValueEq, 0xffffffff))
     a = alloc(pool, 8 * MB, s)
     c = alloc(pool, 4096, s)

@@ -64,6 +64,7 @@ def test_wait_value_conditions(bits, case, where):
 @pytest.mark.parametrize("bits", [32, 64])
 def test_write_value_in_stream_order(bits):
     gate, word = host_malloc(4), malloc(8)
+    ffi.cast("uint32_t *", gate)[0] = 0         # fresh memory holds anything
     s = stream()
     ok(lib.hipStreamWaitValue32(s, gate, 1, lib.hipStreamWaitValueEq, 0xFFFFFFFF))
     write = lib.hipStreamWriteValue32 if bits == 32 else lib.hipStreamWriteValue64
