@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 from .. import _reaper
 from .._handle import Handle
 from ..errors import NotSupportedError, hip_error
-from . import _api
+from . import _api, _wait
 from ._api import api, use_device
 
 _lock = threading.Lock()
@@ -365,7 +365,7 @@ class Device(Handle):
         """Wait for all work on this device (``hipDeviceSynchronize``)."""
         use_device(self._index)
         taken = [(s, s._take()) for s in list(self._streams) if s._h is not None]
-        st = api().lib.hipDeviceSynchronize()
+        st = _wait.wait(_wait.DEVICE, api().null, self._index)
         if st:
             for s, objs in taken:
                 s._restore(objs)

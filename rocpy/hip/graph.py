@@ -34,7 +34,7 @@ from .. import _dispatcher
 from .._dispatcher import CallbackErrors, dispatcher
 from .._handle import Handle
 from ..errors import ClosedError, NotSupportedError, hip_error
-from . import _api
+from . import _api, _wait
 from ._api import api, use_device
 from .device import as_device
 
@@ -372,6 +372,7 @@ def capture(stream: Any, mode: str = "global") -> Iterator[Graph]:
     if st:
         graph._abandon("the capture could not begin")
         raise hip_error(st, "hipStreamBeginCapture")
+    _wait.captures[0] += 1          # waits stay on this thread meanwhile (capture rules)
     box = stream._unfenced
     saved, saved_limit = box[0], stream._limit
     box[0] = graph._keep
@@ -383,6 +384,7 @@ def capture(stream: Any, mode: str = "global") -> Iterator[Graph]:
         yield graph
         ok = True
     finally:
+        _wait.captures[0] -= 1
         stream._capture = None
         box[0] = saved
         stream._limit = saved_limit

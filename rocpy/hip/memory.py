@@ -34,7 +34,7 @@ import numpy as np
 
 from .._handle import Handle
 from ..errors import hip_error
-from . import _api
+from . import _api, _wait
 from ._api import api, use_device
 from .typed import TypedBuffer, _cuda_array_interface, _numpy_view
 
@@ -460,9 +460,16 @@ def _on_null(index: int, fn: Any, *args: Any) -> int:
     ``index`` (-1: the current device), made with that device current; its status.
 
     It completes the null stream's earlier work, so what that work held is dropped
-    (and held again if the call fails)."""
+    (and held again if the call fails).  That earlier work is waited for first,
+    interruptibly (`_wait`): the call itself then only does its own part."""
     if index >= 0:
         use_device(index)
+    # the synchronous call's own status says what a failed pre-wait meant (capture rules)
+    if index < 0:
+        index = getattr(_api._tls, "device", -1)
+        if index < 0:
+            index = _api.current_device_index()
+    _wait.wait(_wait.STREAM, api().null, index)
     null = _null_of(index)
     if null is None:
         return fn(*args)

@@ -50,7 +50,7 @@ from .._dispatcher import CallbackErrors, dispatcher
 from .._handle import Handle
 from .._reaper import PendingList
 from ..errors import NotSupportedError, hip_error
-from . import _api
+from . import _api, _wait
 from ._api import api, use_device
 from ._callbacks import _callback_trampolines, _dispatcher_barrier
 from ._stream_order import FENCE_EVERY, _destroy_stream, _OrderedHandle
@@ -104,7 +104,7 @@ class Stream(_OrderedHandle):
     """A HIP stream; see the module docstring.  Make one with `Device.create_stream`."""
 
     __slots__ = ("_dev", "_dev_index", "_ctx", "_bind", "_errors", "_kind", "_capture",
-                 "_priority", "_flags", "_cb_seen", "_more_errors", "_fast", "_weak")
+                 "_priority", "_flags", "_cb_seen", "_more_errors", "_fast", "_weak", "_thread")
 
     _dev: Device
     _dev_index: int
@@ -150,6 +150,8 @@ class Stream(_OrderedHandle):
         # device to set, no capture), else -1: one comparison in Kernel.launch
         s._fast = dev._index if s._bind < 0 else -1
         s._weak = weakref.ref(s)   # what buffers remember (Buffer._last): never a strong cycle
+        # hipStreamPerThread names the calling thread's stream: the wrapper is its maker's
+        s._thread = threading.get_ident() if kind == _PER_THREAD else 0
         dev._streams.add(s)
         return s
 
@@ -348,8 +350,16 @@ class Stream(_OrderedHandle):
         if self._errors.pending:
             self._errors.check()
         if self._bind >= 0:
+            if self._thread and self._thread != threading.get_ident():
+                raise self._other_thread()
             use_device(self._bind)
         return h
+
+    def _other_thread(self) -> Exception:
+        return _api.fail("hipErrorInvalidHandle", "Stream.per_thread",
+                         "this per-thread stream belongs to the thread that made it "
+                         f"(ident {self._thread}); here hipStreamPerThread would name this "
+                         "thread's own stream: call Stream.per_thread() in this thread")
 
     def synchronize(self) -> None:
         """Wait until all work enqueued so far is complete, host callbacks included.
@@ -359,7 +369,10 @@ class Stream(_OrderedHandle):
         """
         h = self._enter()
         taken = self._take()
-        st = api().lib.hipStreamSynchronize(h)
+        if self._kind == _PER_THREAD:   # a helper thread's hipStreamPerThread is its own
+            st = _wait.wait(_wait.STREAM_POLL, h, self._dev_index)
+        else:
+            st = _wait.wait(_wait.STREAM, h, self._dev_index, self)
         if st:
             self._restore(taken)
             raise hip_error(st, "hipStreamSynchronize")
@@ -517,6 +530,10 @@ class Stream(_OrderedHandle):
     def close(self, stream: Any = None) -> None:
         """Destroy an owned stream (after handing what its in-flight work uses to
         the reaper); a borrowed one only stops being usable through this wrapper."""
+        if self._capture is not None:
+            raise _api.fail("hipErrorStreamCaptureUnsupported", "Stream.close",
+                            "the stream is capturing: leave its `with stream.capture()` "
+                            "block before closing it")
         if self._kind != _OWNED and self._h is not None and not self._release_held():
             self.synchronize()
         super().close(stream)

@@ -170,13 +170,38 @@ static int spin(int kind, void *handle, uint64_t spin_ns, int *status)
     for (;;) {
         hipError_t st = kind == ROCPY_WAIT_STREAM ? hipStreamQuery((hipStream_t)handle)
                                                   : hipEventQuery((hipEvent_t)handle);
-        if (st == hipSuccess) {
-            *status = hipSuccess;
+        /* an error is the synchronize's too: both resolve the handle and apply the
+         * same capture rule first (hipamd's CHECK_STREAM_CAPTURE_SUPPORTED, the
+         * stub's capture_rule_for_wait), and on the caller's thread, whose
+         * capture mode is the one that counts */
+        if (st != hipErrorNotReady) {
+            *status = (int)st;
             return 0;
         }
-        /* another error: the blocking call says what it means for a synchronize */
-        if (st != hipErrorNotReady || now_ns() >= deadline)
+        if (now_ns() >= deadline)
             return 1;
+    }
+}
+
+static int poll_wait(void *handle, uint64_t spin_ns, uint64_t slice_ns, int *status)
+{
+    uint64_t start_ns = now_ns(), nap = 10000;
+    for (;;) {
+        hipError_t st = hipStreamQuery((hipStream_t)handle);
+        if (st != hipErrorNotReady) {
+            *status = (int)st;
+            return 0;
+        }
+        uint64_t elapsed = now_ns() - start_ns;
+        if (elapsed >= spin_ns + slice_ns)
+            return 1;
+        if (elapsed < spin_ns)
+            continue;
+        uint64_t left = spin_ns + slice_ns - elapsed;
+        struct timespec ts = {0, (long)(nap < left ? nap : left)};
+        nanosleep(&ts, NULL);
+        if (nap < 1000000)
+            nap *= 2;
     }
 }
 
@@ -184,8 +209,10 @@ int rocpy_wait(rocpy_wait_job **jobp, int kind, void *handle, int device,
                uint64_t spin_ns, uint64_t slice_ns, int *status)
 {
     rocpy_wait_job *job = *jobp;
+    if (kind == ROCPY_WAIT_STREAM_POLL)
+        return poll_wait(handle, spin_ns, slice_ns, status);
     if (!job) {
-        int queryable = kind == ROCPY_WAIT_EVENT || (kind == ROCPY_WAIT_STREAM && handle);
+        int queryable = kind != ROCPY_WAIT_DEVICE;
         if (spin_ns && queryable)
             return spin(kind, handle, spin_ns, status);
         job = start(kind, handle, device);

@@ -7,10 +7,12 @@
  * the GIL released all the while (cffi releases it around every call):
  *
  *   1. spin: the query (hipStreamQuery / hipEventQuery) for up to spin_ns, so a
- *      short wait costs what a plain synchronize costs.  Work that ends within
- *      the spin returns 0 there.  The legacy null stream and a device have no
- *      query that means "everything done" (hipStreamQuery(NULL) ignores the
- *      other blocking streams): they go to step 2 at once.
+ *      short wait costs what a plain synchronize costs; a query error (a
+ *      destroyed handle, a capture rule) is returned as the wait's.  Work that ends within
+ *      the spin returns 0 there (the legacy null stream's query covers the
+ *      blocking streams it waits for: hipamd makes the null stream wait for
+ *      them, the stub's wait set includes them).  A device has no query: it
+ *      goes to step 2 at once (a hand-off costs a few microseconds).
  *   2. hand-off: the blocking call itself (hipStreamSynchronize,
  *      hipEventSynchronize, hipDeviceSynchronize, with the device made current
  *      on that thread) runs on a helper thread of a small pool; the caller
@@ -30,7 +32,11 @@
 
 #include <stdint.h>
 
-enum { ROCPY_WAIT_STREAM = 0, ROCPY_WAIT_EVENT = 1, ROCPY_WAIT_DEVICE = 2 };
+enum { ROCPY_WAIT_STREAM = 0, ROCPY_WAIT_EVENT = 1, ROCPY_WAIT_DEVICE = 2,
+       /* hipStreamPerThread means the calling thread's stream: no helper can wait
+        * for it, so this kind polls hipStreamQuery on the caller's thread (the
+        * spin, then sleeps of 10 us doubling to 1 ms), slice by slice, never a job */
+       ROCPY_WAIT_STREAM_POLL = 3 };
 
 typedef struct rocpy_wait_job rocpy_wait_job;
 
