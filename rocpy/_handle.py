@@ -396,6 +396,20 @@ def _invalidate(root: _Record, include_root: bool, reason: str,
         _finish(rec)
 
 
+def live_descendants(root: Handle, kind: str, parent_kinds: frozenset[str]) -> int:
+    """How many live descendants of ``root`` are of type ``kind`` with a parent of
+    a type in ``parent_kinds`` (the views of its device memory, for `Device.reset`)."""
+    with _lock:
+        found, n = {root._rec.seq}, 0
+        for rec in _live.values():  # parents come before their children
+            if any(p.seq in found for p in rec.parent_recs):
+                found.add(rec.seq)
+                if rec.kind == kind and rec.state == LIVE and \
+                        any(p.kind in parent_kinds for p in rec.parent_recs):
+                    n += 1
+        return n
+
+
 def live_objects() -> dict[str, int]:
     """Owned handles not yet released, counted per type name."""
     with _lock:

@@ -23,9 +23,10 @@ import weakref
 from typing import Any, NamedTuple
 
 from .. import _reaper
+from .. import _handle
 from .._handle import Handle
 from ..errors import NotSupportedError, hip_error
-from . import _api, _wait
+from . import _api, _dlpack, _wait
 from ._api import api, use_device
 
 _lock = threading.Lock()
@@ -135,7 +136,7 @@ class Device(Handle):
     last on that thread).  `close` does nothing: devices live for the process.
     """
 
-    __slots__ = ("_index", "_props", "_ctx", "_null", "_streams", "_dev_lock")
+    __slots__ = ("_index", "_props", "_ctx", "_null", "_streams", "_dev_lock", "_reset_lock")
 
     _index: int
     _props: Any
@@ -165,6 +166,9 @@ class Device(Handle):
                 dev._null = None
                 dev._streams = weakref.WeakSet()
                 dev._dev_lock = threading.RLock()
+                # held by device allocations from hipMalloc until the buffer is tracked,
+                # and by reset from invalidation through hipDeviceReset
+                dev._reset_lock = threading.Lock()
                 _devices[index] = dev
         return dev
 
@@ -487,19 +491,38 @@ class Device(Handle):
         on amd and the stub; CUDA destroys them itself, so on nvidia they are
         abandoned, never released twice.  Pinned memory (which numpy arrays
         may still view) is abandoned everywhere.  The device itself stays usable.
+
+        Refused (``hipErrorIllegalState``) while numpy views or DLPack
+        consumers of the device's memory live: the runtime frees that memory,
+        and they would read freed memory.  Objects are invalidated before
+        ``hipDeviceReset``, and allocations on other threads wait for it, so no
+        address the reset freed is freed again.
         """
         self.synchronize()
         _reaper.flush(5.0)  # releases posted by the cleared keep-alive lists run now
-        use_device(self._index)
-        st = api().lib.hipDeviceReset()
+        _dlpack.flush_drops()   # consumers' deleters queued so far have let go
+        with self._reset_lock:
+            views = _handle.live_descendants(self, "HostView", _DEVICE_MEMORY)
+            if views:
+                raise _api.fail("hipErrorIllegalState", "Device.reset",
+                                f"{views} view(s) of Device({self._index})'s memory still "
+                                "live (numpy arrays, DLPack consumers): hipDeviceReset frees "
+                                "that memory; drop them first")
+            # before the reset: no finalizer may free an address the reset already freed
+            # (and the runtime may hand out again); hipamd keeps modules and events
+            # across a reset: release them now, or they leak
+            survivors = () if api().name == "nvidia" else ("Module", "Event", "_Fence")
+            self.invalidate_descendants(f"Device({self._index}).reset() destroyed it", survivors)
+            use_device(self._index)
+            st = api().lib.hipDeviceReset()
         if st:
             raise hip_error(st, "hipDeviceReset")
-        # hipamd keeps modules and events across a reset: release them, or they leak
-        survivors = () if api().name == "nvidia" else ("Module", "Event", "_Fence")
-        self.invalidate_descendants(f"Device({self._index}).reset() destroyed it", survivors)
         with self._dev_lock:
             self._ctx = None
             self._null = None
+
+
+_DEVICE_MEMORY = frozenset({"DeviceBuffer"})
 
 
 def _index_of(device: Any) -> int:

@@ -371,21 +371,23 @@ class DeviceBuffer(Buffer):
         a = api()
         out = a.ffi.new("void **")
         if stream is None:
-            st = a.lib.hipMalloc(out, n)
-            if st:
-                raise hip_error(st, "hipMalloc")
-            ptr = _api.address(out[0])
-            return cls._adopt(ptr, n, ctx, (_free, "hipFree", ptr))
+            with ctx._devices[0]._reset_lock:   # tracked before a reset can free it
+                st = a.lib.hipMalloc(out, n)
+                if st:
+                    raise hip_error(st, "hipMalloc")
+                ptr = _api.address(out[0])
+                return cls._adopt(ptr, n, ctx, (_free, "hipFree", ptr))
         s = _stream_of(stream)
         sh = s._require_open()
         if s._dev_index != index:
             raise _api.invalid(call, f"the stream is on Device {s._dev_index}, the context on "
                                      f"Device {index}")
-        st = a.lib.hipMallocAsync(out, n, sh)
-        if st:
-            raise hip_error(st, "hipMallocAsync")
-        ptr = _api.address(out[0])
-        return cls._adopt(ptr, n, ctx, (_free, "hipFree", ptr), (_free_async, ptr))
+        with ctx._devices[0]._reset_lock:
+            st = a.lib.hipMallocAsync(out, n, sh)
+            if st:
+                raise hip_error(st, "hipMallocAsync")
+            ptr = _api.address(out[0])
+            return cls._adopt(ptr, n, ctx, (_free, "hipFree", ptr), (_free_async, ptr))
 
 
 class HostBuffer(Buffer):
