@@ -277,14 +277,7 @@ class Handle:
         return h
 
     def _unpin(self) -> None:
-        rec = self._rec
-        with _lock:
-            rec.children -= 1
-            ready = not rec.children and rec.orphaned
-            if ready:
-                rec.orphaned = False
-        if ready:
-            _release(rec, False)
+        _unpin(self._rec)
 
     def _closed_error(self) -> ClosedError:
         why = self._rec.why
@@ -359,6 +352,43 @@ class Handle:
     def __repr__(self) -> str:
         state = "closed" if self._h is None else f"handle={self._h!r}"
         return f"<{type(self).__name__} {state}>"
+
+
+def _unpin(rec: _Record) -> None:
+    with _lock:
+        rec.children -= 1
+        ready = not rec.children and rec.orphaned
+        if ready:
+            rec.orphaned = False
+    if ready:
+        _release(rec, False)
+
+
+class Borrow:
+    """A pin (`Handle._pin`) held by work the runtime may still run: queued copies,
+    packets, graph nodes.  While it lives, ``close()`` of the object only marks it
+    closed; the release runs once the last borrow is dropped.  Dropping it
+    (normally when the work is known complete) posts the unpin to the reaper,
+    so it is safe from any finalizer.
+    """
+
+    __slots__ = ("_rec",)
+    _post = staticmethod(_reaper.post)
+
+    def __init__(self, obj: Handle) -> None:
+        obj._pin()            # ClosedError if it is closed already
+        self._rec: _Record | None = obj._rec
+
+    def __del__(self) -> None:
+        rec = self._rec
+        if rec is not None:
+            self._rec = None
+            self._post(lambda: _unpin(rec))
+
+
+def borrow_all(objs: Any) -> list[Borrow]:
+    """A `Borrow` of every `Handle` in ``objs`` (others are skipped)."""
+    return [Borrow(o) for o in objs if isinstance(o, Handle)]
 
 
 def _invalidate(root: _Record, include_root: bool, reason: str,

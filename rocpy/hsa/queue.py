@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import _reaper
 from .._dispatcher import dispatcher
-from .._handle import Handle
+from .._handle import Borrow, Handle, borrow_all
 from ..codeobject.errors import ArgumentCountError
 from ..errors import hsa_error
 from ._common import (
@@ -400,15 +400,18 @@ class Queue(Handle):
         with self._lock:
             if self._h is None:       # closed by another thread: close frees the C state
                 raise self._closed_error()
+            # the packet processor reaches the signal until the packet retires: a close()
+            # meanwhile releases it after that (a Borrow), not under the queued packet
+            held = Borrow(completion_signal) if sig else None
             gen = self._dispatch_c(self._aql, packet, kernarg, kernel._kernarg_len, sig)
             if gen != self._gen:
-                self._submitted(gen, (args, completion_signal))
+                self._submitted(gen, (args, held))
             else:
                 # the kernel is kept by self._kernels; keep the arguments and the signal
                 if args:
                     self._refs.append(args)
                 if sig:
-                    self._refs.append(completion_signal)
+                    self._refs.append(held)
 
     def _template(self, key: tuple[Any, ...], kernel: Any, grid: Any, workgroup: Any,
                   barrier: bool, fences: Any, gss: int | None, pss: int | None, lds: int) -> bytes:
@@ -511,7 +514,7 @@ class Queue(Handle):
         packet = _BARRIER.pack(header, 0, 0, *handles, 0, sig)
         with self._lock:
             gen = lib.rocpy_aql_dispatch(self._live_aql(), packet, b"", 0, 0)
-            self._submitted(gen, (deps, completion_signal))
+            self._submitted(gen, borrow_all((*deps, completion_signal)))
 
     def barrier_and(self, deps: Sequence[Signal | None], completion_signal: Signal | None = None,
                     *, barrier: bool = False, fences: Any = None) -> None:

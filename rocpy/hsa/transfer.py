@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import _reaper
+from .._handle import borrow_all
 from ..errors import hsa_error
 from ._common import agent_handle, api, signal_handle, unsigned
 from .locked import LockedMemory
@@ -82,7 +83,8 @@ def copy_async(dst: Any, src: Any, size: int, *, completion: Signal, deps: Seque
     Starts once every signal in `deps` is 0; decrements `completion` when
     done.  The agents default to the buffers' owners (the CPU for locked
     host memory); give them for raw addresses.  Buffers, locked memory and
-    signals stay alive until `completion` drops to 0 or below.
+    signals stay alive until `completion` drops to 0 or below, even when
+    closed meanwhile (their release then waits for it).
     """
     ffi, lib = api()
     d, s, size = _ends(dst, src, size)
@@ -92,11 +94,15 @@ def copy_async(dst: Any, src: Any, size: int, *, completion: Signal, deps: Seque
     handles = ffi.new("hsa_signal_t[]", max(len(deps), 1))
     for i, dep in enumerate(deps):
         handles[i] = signal_handle(dep, "each of deps")
+    # the copy engine reaches both ends and the signals until completion drops to 0:
+    # a close() meanwhile must not free them (it frees after the borrows are dropped)
+    borrows = borrow_all((dst, src, completion, *deps))
     st = lib.hsa_amd_memory_async_copy(ffi.cast("void *", d), da, ffi.cast("void *", s), sa, size,
                                        len(deps), handles if deps else ffi.NULL, done)
     if st:
         raise hsa_error(st, "hsa_amd_memory_async_copy")
-    _reaper.keep_alive_until(completion._reached_zero, dst, src, completion, deps)
+    load = lib.hsa_signal_load_relaxed   # on the raw handle: the borrow keeps it valid
+    _reaper.keep_alive_until(lambda: load(done) <= 0, dst, src, completion, deps, borrows)
 
 
 def fill(dst: Any, value: int, count: int | None = None) -> None:
