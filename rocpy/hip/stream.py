@@ -46,13 +46,14 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from .._dispatcher import CallbackErrors, dispatcher
+from .._dispatcher import CallbackErrors
 from .._handle import Handle
 from .._reaper import PendingList
 from ..errors import NotSupportedError, hip_error
 from . import _api, _wait
 from ._api import api, use_device
-from ._callbacks import _callback_trampolines, _dispatcher_barrier
+from ._callbacks import (_callback_trampolines, _dispatcher_barrier, forget_host_callback,
+                         register_host_callback)
 from ._stream_order import FENCE_EVERY, _destroy_stream, _OrderedHandle
 from .device import Device, as_device
 from .event import Event
@@ -380,7 +381,7 @@ class Stream(_OrderedHandle):
         self._pending.poll()
         if self._cb_seen:
             self._cb_seen = False
-            _dispatcher_barrier()
+            _dispatcher_barrier(call="Stream.synchronize")
         self._check_callbacks()
 
     def _check_callbacks(self) -> None:
@@ -465,12 +466,11 @@ class Stream(_OrderedHandle):
             raise TypeError(f"add_callback takes a callable, not {type(fn).__name__}")
         h = self._enter()
         a = api()
-        d = dispatcher()
         graph = self._capture
         if graph is not None:
             token = graph._register_host_fn(fn, args)
         else:
-            token = d.register(lambda _a, _b: fn(*args), errors=self._errors, once=True)
+            token = register_host_callback(fn, args, self._errors)
         host_fn, stream_cb = _callback_trampolines()
         user = a.ffi.cast("void *", token)
         if a.has("hipLaunchHostFunc"):
@@ -478,7 +478,7 @@ class Stream(_OrderedHandle):
         else:
             st, call = a.lib.hipStreamAddCallback(h, stream_cb, user, 0), "hipStreamAddCallback"
         if st:
-            d.unregister(token)
+            forget_host_callback(token)
             if graph is not None:
                 graph._forget_host_fn(token)
             raise hip_error(st, call)
