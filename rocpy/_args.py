@@ -56,7 +56,10 @@ def integer(value: Any, name: str, lo: int | None = None, hi: int | None = None)
 
 def unsigned(value: Any, bits: int, name: str) -> int:
     """``value`` as an int in ``[0, 2**bits)`` (a C unsigned type of ``bits`` bits)."""
-    return integer(value, name, 0, (1 << bits) - 1)
+    v = integer(value, name)
+    if not 0 <= v < 1 << bits:
+        raise ValueError(f"{name} must be in [0, 2**{bits}) ({bits} bits unsigned), got {v}")
+    return v
 
 
 def signed(value: Any, bits: int, name: str) -> int:

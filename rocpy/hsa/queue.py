@@ -39,7 +39,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .. import _reaper
+from .. import _args, _reaper
 from .._dispatcher import dispatcher
 from .._handle import Borrow, Handle, borrow_all
 from ..codeobject.errors import ArgumentCountError
@@ -65,6 +65,7 @@ if TYPE_CHECKING:
 DEFAULT_SIZE = 4096
 DEFAULT_KERNARG_BYTES = 1 << 20
 DEFAULT_KERNARG_SEGMENTS = 4
+MAX_KERNARG_SEGMENTS = 1 << 16   # each is a signal: a bound before the loop creating them
 _WAIT_SLICE = 0.001   # how long the C fast path blocks at a time before it looks for errors
 
 _BARRIER = struct.Struct("<HHI5QQQ")   # hsa_barrier_and_packet_t / hsa_barrier_or_packet_t
@@ -139,9 +140,11 @@ class Queue(Handle):
             size = DEFAULT_SIZE
             if agent.queue_max_size:      # 0 on agents without a packet processor
                 size = min(max(size, agent.queue_min_size), agent.queue_max_size)
-        if isinstance(size, bool) or not isinstance(size, int) or size <= 0 or size & (size - 1) \
-                or size > UINT32_MAX:
+        size = _args.integer(size, "size")
+        if size <= 0 or size & (size - 1) or size > UINT32_MAX:
             raise ValueError(f"queue size must be a positive power of two below 2**32, got {size!r}")
+        kernarg_segments = _args.integer(kernarg_segments, "kernarg_segments", 1, MAX_KERNARG_SEGMENTS)
+        kernarg_bytes = _args.integer(kernarg_bytes, "kernarg_bytes", 1, _args.U64)
         types = {"multi": lib.HSA_QUEUE_TYPE_MULTI, "single": lib.HSA_QUEUE_TYPE_SINGLE}
         if type not in types:
             raise ValueError(f"queue type must be 'multi' or 'single', not {type!r}")
@@ -446,9 +449,7 @@ class Queue(Handle):
         lib = self._lib
         if isinstance(dispatches, Dispatch):
             d = dispatches
-            n = 1 if count is None else count
-            if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-                raise ValueError(f"count must be a non-negative int, got {count!r}")
+            n = 1 if count is None else _args.unsigned(count, 32, "count")   # C's uint32_t
             if d._for != self._agent_hv:
                 self._refuse([d])
             if not n:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .. import _reaper
+from .. import _args, _reaper
 from .._handle import borrow_all
 from ..errors import hsa_error
 from ._common import agent_handle, api, signal_handle, unsigned
@@ -29,8 +29,8 @@ def _address(x: Any, what: str) -> int:
     """The address of a Buffer, LockedMemory, cffi pointer or int."""
     if isinstance(x, (Buffer, LockedMemory)):
         return x._require_open()
-    if isinstance(x, int) and not isinstance(x, bool):
-        return x
+    if hasattr(type(x), "__index__") and not isinstance(x, bool):
+        return _args.unsigned(x, 64, what)          # an address (numpy ints too)
     ffi, _ = api()
     if isinstance(x, ffi.CData):
         return int(ffi.cast("uintptr_t", x))

@@ -171,7 +171,8 @@ BAD = [
     ("pool.allocate(True)", lambda e: e["pool"].allocate(True), T),
     ("pool.allocate(2**64)", lambda e: e["pool"].allocate(2**64), (V, rocpy.HsaError)),
     *[(f"create_queue(size={v!r})", lambda e, v=v: e["gpu"].create_queue(size=v), V)
-      for v in (0, 3, -4, 1.5)],
+      for v in (0, 3, -4)],
+    ("create_queue(size=1.5)", lambda e: e["gpu"].create_queue(size=1.5), T),   # a type error
     ("create_queue(size=2**40)", lambda e: e["gpu"].create_queue(size=2**40), (V, rocpy.HsaError)),
     ("create_queue(type='bogus')", lambda e: e["gpu"].create_queue(type="bogus"), V),
     ("create_queue(on_error=5)", lambda e: e["gpu"].create_queue(on_error=5), T),
