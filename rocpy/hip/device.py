@@ -22,7 +22,7 @@ import threading
 import weakref
 from typing import Any, NamedTuple
 
-from .. import _reaper
+from .. import _args, _reaper
 from .. import _handle
 from .._handle import Handle
 from ..errors import NotSupportedError, hip_error
@@ -324,7 +324,8 @@ class Device(Handle):
                 hint = f"; did you mean {', '.join(names[c] for c in close)}?" if close else ""
                 raise _api.invalid("Device.attribute", f"unknown device attribute {attr!r}{hint}")
             value = getattr(a.lib, full)
-        elif isinstance(attr, int) and not isinstance(attr, bool):
+        elif hasattr(type(attr), "__index__") and not isinstance(attr, bool):
+            attr = _args.integer(attr, "attribute")
             if not 0 <= attr < 1 << 31:
                 raise _api.invalid("Device.attribute", f"{attr} is not a hipDeviceAttribute_t value")
             value = attr
@@ -528,7 +529,8 @@ _DEVICE_MEMORY = frozenset({"DeviceBuffer"})
 def _index_of(device: Any) -> int:
     if isinstance(device, Device):
         return device._index
-    if isinstance(device, int) and not isinstance(device, bool):
+    if hasattr(type(device), "__index__") and not isinstance(device, bool):
+        device = _args.integer(device, "device")
         if not -(1 << 31) <= device < 1 << 31:  # HIP's ordinals are ints: out of range is not a device
             raise _api.fail("hipErrorInvalidDevice", "Device", f"{device} is not a device ordinal")
         return device

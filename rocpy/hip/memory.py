@@ -34,18 +34,14 @@ import numpy as np
 
 from .._handle import Handle
 from ..errors import hip_error
+from .. import _args
 from . import _api, _wait
 from ._api import api, use_device
 from .typed import TypedBuffer, _cuda_array_interface, _numpy_view
 
 
 def _size(nbytes: Any, call: str) -> int:
-    try:
-        if isinstance(nbytes, bool):
-            raise TypeError
-        n = operator.index(nbytes)
-    except TypeError:
-        raise TypeError(f"{call}: a size in bytes is an int, not {type(nbytes).__name__}") from None
+    n = _args.integer(nbytes, f"{call}: nbytes")   # the range is HIP's statuses, below
     if n < 0:
         raise _api.invalid(call, f"a size in bytes cannot be negative ({n})")
     if n >= 1 << 64:
@@ -538,6 +534,7 @@ def _endpoint(obj: Any, writable: bool, call: str) -> tuple[int, int, Any]:
         b = obj.buffer
         return b.ptr, b._nbytes, b
     if isinstance(obj, np.ndarray):
+        _args.array(obj, "the host array")     # object arrays hold pointers, not data
         if writable:
             if not obj.flags.c_contiguous:
                 raise _api.invalid(call, "the destination array is not C-contiguous")
@@ -551,6 +548,9 @@ def _endpoint(obj: Any, writable: bool, call: str) -> tuple[int, int, Any]:
     except TypeError:
         raise TypeError(f"{call}: expected a buffer, a numpy array or a bytes-like object, "
                         f"not {type(obj).__name__}") from None
+    if "O" in view.format:
+        raise TypeError(f"{call}: the {type(obj).__name__} holds Python objects: their pointers "
+                        "cannot be copied to or from raw memory")
     if writable and view.readonly:
         raise _api.invalid(call, f"the destination {type(obj).__name__} is read-only")
     if not view.c_contiguous:

@@ -46,6 +46,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+from .. import _args
 from .._dispatcher import CallbackErrors
 from .._handle import Handle
 from .._reaper import PendingList
@@ -74,16 +75,18 @@ def _priority_value(dev: Device, priority: Any) -> int:
             return max(min(0, max(least, greatest)), min(least, greatest))
         raise _api.invalid("Device.create_stream", f"priority {priority!r} is not 'high', "
                                                    "'normal', 'low' or an int")
-    if isinstance(priority, bool) or not isinstance(priority, int):
+    if isinstance(priority, bool) or not hasattr(type(priority), "__index__"):
         raise TypeError(f"a stream priority is 'high', 'normal', 'low' or an int, "
                         f"not {type(priority).__name__}")
+    priority = _args.integer(priority, "priority")       # numpy ints too
     if not -(1 << 31) <= priority < 1 << 31:
         raise _api.invalid("Device.create_stream", f"priority {priority} is not a C int")
     return priority
 
 
 def _cu_mask_words(mask: Any) -> list[int]:
-    if isinstance(mask, int) and not isinstance(mask, bool):
+    if hasattr(type(mask), "__index__") and not isinstance(mask, bool):
+        mask = _args.integer(mask, "cu_mask")
         if mask <= 0:
             raise _api.invalid("Device.create_stream", "cu_mask must enable at least one CU")
         words = []
@@ -245,8 +248,8 @@ class Stream(_OrderedHandle):
             if owner is None:
                 owner = handle
             handle = proto
-        if isinstance(handle, int) and not isinstance(handle, bool):
-            value = handle
+        if hasattr(type(handle), "__index__") and not isinstance(handle, bool):
+            value = _args.integer(handle, "handle")
         elif isinstance(handle, ffi.CData):
             value = _api.address(handle)
         else:

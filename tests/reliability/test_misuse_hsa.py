@@ -22,23 +22,8 @@ pytestmark = pytest.mark.skipif(not has_hsa(), reason="this backend has no HSA r
 
 
 @pytest.fixture
-def env(hsa_rt, kernel_paths):
-    from rocpy import hsa
-    gpu, cpu = hsa_rt.gpu_agents[0], hsa_rt.cpu_agents[0]
-    host_pool = cpu.pools(segment="global", fine_grained=True, kernarg=False)[0]
-    exe = hsa.Executable.load(gpu, kernel_paths["fill"])
-    e = {"rt": hsa_rt, "gpu": gpu, "cpu": cpu, "pool": host_pool, "exe": exe, "kernel": exe.kernel("fill"),
-         "queue": gpu.create_queue(), "signal": hsa.Signal(1), "buf": host_pool.allocate(4096), "hsa": hsa}
-    e["buf"].allow_access([gpu])
-    e["args"] = (e["buf"], 1, 64)
-    yield e
-    e["queue"].synchronize(timeout=5)
-    for name in ("queue", "signal", "buf"):
-        e[name].close()
-    kernel = e.pop("kernel")
-    del kernel
-    exe.close()
-    e.clear()
+def env(hsa_env):
+    return hsa_env
 
 
 def _closed(make):
