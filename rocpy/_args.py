@@ -161,6 +161,8 @@ def array(value: Any, name: str) -> np.ndarray:
     if value.dtype.hasobject:
         raise TypeError(f"{name} has dtype {value.dtype}, which holds Python objects: "
                         "their pointers cannot be copied to or from raw memory")
+    if value.dtype.itemsize == 0:
+        raise TypeError(f"{name} has dtype {value.dtype} of size 0")
     return value
 
 
