@@ -148,6 +148,8 @@ _BLOCKING = [
      "s1.wait('eq', 0)"),
     ("hsa Signal.wait_any", "globals().update(_hsa_objects()); s1 = keep(hsa.Signal(1))",
      "hsa.Signal.wait_any([s1], 'eq', 0)"),
+    ("hsa Queue.synchronize", "globals().update(_hsa_objects()); q = keep(gpu.create_queue()); "
+     "s1 = keep(hsa.Signal(1)); q.barrier_and([s1])", "q.synchronize()"),
 ]
 
 

@@ -32,22 +32,32 @@ _abandoned: list[tuple[Any, int, Any, int, Any]] = []
 _abandoned_lock = threading.Lock()
 
 
+_tls = threading.local()
+
+
 def wait(kind: int, handle: Any, device: int, pin: Any = None) -> int:
     """Wait for a stream (``handle`` a ``hipStream_t``, NULL: the legacy null
     stream of ``device``), an event, or ``device`` (handle NULL); the blocking
     call's status.  ``pin``: the `Handle` owning ``handle``, held while a helper
     uses it."""
-    a = api()
-    lib, ffi = a.lib, a.ffi
+    lib = api().lib
     if _abandoned:
         poll_abandoned()
     if captures[0]:
         return _blocking(kind, handle, device)
-    job = ffi.new("rocpy_wait_job **")
-    status = ffi.new("int *")
+    # this thread's boxes, taken while in use (a signal handler may wait too)
+    boxes = getattr(_tls, "boxes", None)
+    if boxes is None:
+        ffi = api().ffi
+        boxes = (ffi.new("rocpy_wait_job **"), ffi.new("int *"))
+    else:
+        _tls.boxes = None
+    job, status = boxes
     r = lib.rocpy_wait(job, kind, handle, device, SPIN_NS, SLICE_NS, status)
     if r == 0:
+        _tls.boxes = boxes
         return status[0]
+    ffi = api().ffi
     pinned = None
     if pin is not None and kind in (STREAM, EVENT):
         pin._pin()                 # ClosedError if closed meanwhile: nothing started yet
@@ -58,17 +68,32 @@ def wait(kind: int, handle: Any, device: int, pin: Any = None) -> int:
             if r != 1:
                 break
     except BaseException:
-        if job[0] != ffi.NULL:
+        if job[0] != ffi.NULL:     # the job (and its box) stay with the helper's call
             with _abandoned_lock:
                 _abandoned.append((job, kind, handle, device, pinned))
             pinned = None
+        else:
+            _tls.boxes = boxes
         raise
     finally:
         if pinned is not None:
             pinned._unpin()
+    _tls.boxes = boxes
     if r < 0:                      # no helper thread: block here, as before
         return _blocking(kind, handle, device)
     return status[0]
+
+
+def wait_device(device: int, streams: Any) -> int:
+    """`wait` for ``device`` (current on this thread), with a fast path: when the
+    null stream and ``streams`` (the device's streams rocpy knows) are idle within
+    the spin, ``hipDeviceSynchronize`` directly (no hand-off)."""
+    a = api()
+    handles = [s._h for s in streams if s._h is not None and s._kind == "owned"]
+    arr = a.ffi.new("void *[]", handles) if handles else a.null
+    if not captures[0] and a.lib.rocpy_wait_streams_idle(arr, len(handles), SPIN_NS):
+        return a.lib.hipDeviceSynchronize()
+    return wait(DEVICE, a.null, device)
 
 
 def _blocking(kind: int, handle: Any, device: int) -> int:

@@ -370,7 +370,7 @@ class Device(Handle):
         """Wait for all work on this device (``hipDeviceSynchronize``)."""
         use_device(self._index)
         taken = [(s, s._take()) for s in list(self._streams) if s._h is not None]
-        st = _wait.wait(_wait.DEVICE, api().null, self._index)
+        st = _wait.wait_device(self._index, [s for s, _ in taken])
         if st:
             for s, objs in taken:
                 s._restore(objs)

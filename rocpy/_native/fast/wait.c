@@ -240,6 +240,25 @@ int rocpy_wait(rocpy_wait_job **jobp, int kind, void *handle, int device,
     return 0;
 }
 
+int rocpy_wait_streams_idle(void *const *streams, int n, uint64_t spin_ns)
+{
+    uint64_t deadline = now_ns() + spin_ns;
+    int i = -1;                 /* -1: the null stream */
+    for (;;) {
+        for (; i < n; i++) {
+            hipError_t st = hipStreamQuery(i < 0 ? NULL : (hipStream_t)streams[i]);
+            if (st == hipErrorNotReady)
+                break;
+            if (st != hipSuccess)
+                return 0;       /* the wait proper reports what the device sync says */
+        }
+        if (i == n)
+            return 1;
+        if (now_ns() >= deadline)
+            return 0;
+    }
+}
+
 int rocpy_wait_helpers(int *busy_out)
 {
     pthread_mutex_lock(&pool_mutex);

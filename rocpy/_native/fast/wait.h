@@ -51,6 +51,13 @@ typedef struct rocpy_wait_job rocpy_wait_job;
 int rocpy_wait(rocpy_wait_job **job, int kind, void *handle, int device,
                uint64_t spin_ns, uint64_t slice_ns, int *status);
 
+/* The device fast path: 1 when the legacy null stream and each of `streams`
+ * (the streams the caller knows on the current device) report idle within
+ * spin_ns; then hipDeviceSynchronize has nothing of theirs to wait for and the
+ * caller makes it directly (only work on streams it does not know could still
+ * block it).  0 otherwise: wait through ROCPY_WAIT_DEVICE. */
+int rocpy_wait_streams_idle(void *const *streams, int n, uint64_t spin_ns);
+
 /* Helper threads started so far, and how many are blocked in a call now. */
 int rocpy_wait_helpers(int *busy);
 
