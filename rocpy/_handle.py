@@ -277,14 +277,7 @@ class Handle:
         return h
 
     def _unpin(self) -> None:
-        rec = self._rec
-        with _lock:
-            rec.children -= 1
-            ready = not rec.children and rec.orphaned
-            if ready:
-                rec.orphaned = False
-        if ready:
-            _release(rec, False)
+        _unpin(self._rec)
 
     def _closed_error(self) -> ClosedError:
         why = self._rec.why
@@ -361,6 +354,43 @@ class Handle:
         return f"<{type(self).__name__} {state}>"
 
 
+def _unpin(rec: _Record) -> None:
+    with _lock:
+        rec.children -= 1
+        ready = not rec.children and rec.orphaned
+        if ready:
+            rec.orphaned = False
+    if ready:
+        _release(rec, False)
+
+
+class Borrow:
+    """A pin (`Handle._pin`) held by work the runtime may still run: queued copies,
+    packets, graph nodes.  While it lives, ``close()`` of the object only marks it
+    closed; the release runs once the last borrow is dropped.  Dropping it
+    (normally when the work is known complete) posts the unpin to the reaper,
+    so it is safe from any finalizer.
+    """
+
+    __slots__ = ("_rec",)
+    _post = staticmethod(_reaper.post)
+
+    def __init__(self, obj: Handle) -> None:
+        obj._pin()            # ClosedError if it is closed already
+        self._rec: _Record | None = obj._rec
+
+    def __del__(self) -> None:
+        rec = self._rec
+        if rec is not None:
+            self._rec = None
+            self._post(lambda: _unpin(rec))
+
+
+def borrow_all(objs: Any) -> list[Borrow]:
+    """A `Borrow` of every `Handle` in ``objs`` (others are skipped)."""
+    return [Borrow(o) for o in objs if isinstance(o, Handle)]
+
+
 def _invalidate(root: _Record, include_root: bool, reason: str,
                 release: frozenset[str] = frozenset()) -> None:
     if _held_here():
@@ -394,6 +424,20 @@ def _invalidate(root: _Record, include_root: bool, reason: str,
             except Exception as exc:
                 _warn(rec, exc)
         _finish(rec)
+
+
+def live_descendants(root: Handle, kind: str, parent_kinds: frozenset[str]) -> int:
+    """How many live descendants of ``root`` are of type ``kind`` with a parent of
+    a type in ``parent_kinds`` (the views of its device memory, for `Device.reset`)."""
+    with _lock:
+        found, n = {root._rec.seq}, 0
+        for rec in _live.values():  # parents come before their children
+            if any(p.seq in found for p in rec.parent_recs):
+                found.add(rec.seq)
+                if rec.kind == kind and rec.state == LIVE and \
+                        any(p.kind in parent_kinds for p in rec.parent_recs):
+                    n += 1
+        return n
 
 
 def live_objects() -> dict[str, int]:

@@ -31,6 +31,7 @@ def run() -> None:
     """Tear down in order; idempotent.
 
     1. wait (bounded) for enqueued work to release what it keeps alive;
+       wait (bounded) for pending HIP host callbacks, reporting those that never ran;
     2. stop the dispatcher after it ran the callbacks already queued;
     3. stop the reaper after it ran the releases already posted;
     4. release every live handle, children before parents.
@@ -40,8 +41,13 @@ def run() -> None:
         if _ran:
             return
         _ran = True
+    import sys
+
     from . import _dispatcher, _handle, _reaper
     _reaper.drain_pending(EXIT_TIMEOUT)
+    callbacks = sys.modules.get("rocpy.hip._callbacks")
+    if callbacks is not None:      # host callbacks run now, or are reported (never dropped)
+        callbacks.drain_at_exit(EXIT_TIMEOUT)
     _dispatcher.shutdown(EXIT_TIMEOUT)
     _reaper.stop(EXIT_TIMEOUT)
     _handle.release_all()

@@ -11,6 +11,18 @@ import time
 from . import _handle, _reaper
 
 
+def _hip_settle() -> None:
+    """DLPack deleter calls queued for the dispatcher run, and interrupted waits whose
+    helper call returned unpin their handles (only where the HIP layer was used)."""
+    import sys
+    dl = sys.modules.get("rocpy.hip._dlpack")
+    if dl is not None:
+        dl.flush_drops()
+    w = sys.modules.get("rocpy.hip._wait")
+    if w is not None and w._abandoned:
+        w.poll_abandoned()
+
+
 def live_objects() -> dict[str, int]:
     """Owned native handles not yet released, per type name; empty when none."""
     return _handle.live_objects()
@@ -22,14 +34,16 @@ def collect(timeout: float = 5.0) -> bool:
     Each round also polls every stream's keep-alive list now (not at the
     reaper's next sweep), so after a synchronize what completed work held is
     gone.  Repeats while releases free more (a child's release drops its
-    parents).  Work still pending on a stream keeps its objects: synchronize
-    first.  Returns False if `timeout` passed first.
+    parents).  DLPack deleter calls queued so far run, and interrupted waits
+    whose helper returned let go of their handles.  Work still pending on a
+    stream keeps its objects: synchronize first.  Returns False if `timeout` passed first.
     """
     deadline = time.monotonic() + timeout
     while True:
         before = live_objects()
         _reaper.sweep()
         gc.collect()
+        _hip_settle()
         if not _reaper.flush(max(0.0, deadline - time.monotonic())):
             return False
         if live_objects() == before:

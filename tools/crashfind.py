@@ -45,6 +45,8 @@ import time
 from dataclasses import asdict, dataclass, field
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from crashfind_public import PY_PRELUDE, public_cases, py_matches  # noqa: E402
 FORGED = 0xDEAD0000          # in no allocation, never mapped by the stub
 BATCH = 40                   # cases per worker
 CASE_TIMEOUT = 10.0          # seconds a single case may take before it is a hang
@@ -240,6 +242,8 @@ def status_name(api, st):
         return ffi.string(ffi.cast("hipError_t", st))
     return ffi.string(ffi.cast("hsa_status_t", st))
 
+%s
+
 def run(cases):
     for index, api, setup, code in cases:
         sys.stderr.write(f"\n@@case {index}\n"); sys.stderr.flush()
@@ -252,6 +256,15 @@ def run(cases):
                 inited = True
             if setup:
                 exec(setup, ns)
+            if api == "py":     # the public layer: what it returned, or what it raised
+                try:
+                    value = eval(code, ns)
+                except Exception as exc:
+                    mro = ",".join(c.__name__ for c in type(exc).__mro__)
+                    print("done " + json.dumps([index, 1, f"{mro}|{exc}"]), flush=True)
+                else:
+                    print("done " + json.dumps([index, 0, str(value)]), flush=True)
+                continue
             value = eval(code, ns)
             st = value[0] if isinstance(value, tuple) else value
             if isinstance(st, bool):
@@ -266,7 +279,7 @@ def run(cases):
                 lib.hsa_shut_down()
 
 run(json.load(open(sys.argv[1])))
-''' % FORGED
+''' % (FORGED, PY_PRELUDE)
 
 
 # ---- the corpus ---------------------------------------------------------------------
@@ -629,8 +642,9 @@ def _hsa_cases() -> list[Case]:
 
 
 def corpus() -> list[Case]:
-    """Every case, HIP first."""
-    return _hip_cases() + _hsa_cases()
+    """Every case: the raw HIP calls, the raw HSA calls, then the public layer's
+    (`crashfind_public`: numpy integers, out-of-range values, object dtypes, SIGINT)."""
+    return _hip_cases() + _hsa_cases() + public_cases(Case)
 
 
 # ---- running -----------------------------------------------------------------------------
@@ -722,7 +736,11 @@ def run(cases: list[Case], kernels: dict[str, str], *, python: str = sys.executa
                 elif line.startswith("done "):
                     index, status, name = json.loads(line[5:])
                     case = cases[index]
-                    if status is None and name.startswith("python:"):
+                    if case.api == "py":
+                        ok = py_matches(case.expect, status, name)
+                        results[index] = Result(case.name, "status" if ok else "unexpected", name,
+                                                None, case.expect, errs.get(index, ""))
+                    elif status is None and name.startswith("python:"):
                         results[index] = Result(case.name, "crash", name, expect=case.expect,
                                                 stderr=errs.get(index, ""))
                     elif _matches(case.expect, status, name):

@@ -4,6 +4,7 @@
 #
 #   tools/sanitize.sh asan [pytest args...]   AddressSanitizer + UBSan
 #   tools/sanitize.sh tsan [pytest args...]   ThreadSanitizer
+#   ROCPY_SANITIZE_TESTS="tests/reliability" tools/sanitize.sh asan   other test paths
 #
 # The stub is built (ROCPY_STUB_SANITIZE, honoured by rocpy/_build) in a copy
 # of the tree under $ROCPY_SANITIZE_DIR (default /tmp/rocpy-sanitize-MODE),
@@ -69,10 +70,11 @@ WRAPPER
 fi
 
 log=$work/$mode.log
-echo "== running tests/raw with $runtime preloaded (log: $log)"
+tests=${ROCPY_SANITIZE_TESTS:-tests/raw}
+echo "== running $tests with $runtime preloaded (log: $log)"
 set +e
 (cd "$src" && LD_PRELOAD=$runtime ROCPY_BACKEND=stub PYTHONPATH=$src \
-    "$python" -m pytest -q -p no:cacheprovider tests/raw "$@") >"$log" 2>&1
+    "$python" -m pytest -q -p no:cacheprovider $tests "$@") >"$log" 2>&1
 status=$?
 set -e
 tail -n 3 "$log"

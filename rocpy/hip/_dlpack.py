@@ -6,6 +6,9 @@ when the consumer passes ``max_version`` with major 1 or more, else a legacy
 ``manager_ctx`` together with a borrowed child handle of the buffer, so the
 memory is never freed while a consumer holds it: the consumer's call of the
 deleter (or the capsule's destructor, if nobody consumed it) drops the entry.
+Deleters and the destructor are C (``_native/fast/dlpack.c``): they queue the
+drop for the dispatcher thread and never run Python, so a consumer calling
+them while an exception propagates is harmless.
 
 Import (`from_dlpack`): host producers go to numpy; device producers of this
 backend's device type become a `TypedBuffer` over a `DeviceBuffer` whose
@@ -72,42 +75,53 @@ _capsule_new = _pyapi("PyCapsule_New", ctypes.py_object, ctypes.c_void_p, ctypes
 _capsule_is_valid = _pyapi("PyCapsule_IsValid", ctypes.c_int, ctypes.py_object, ctypes.c_char_p)
 _capsule_get = _pyapi("PyCapsule_GetPointer", ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)
 _capsule_set_name = _pyapi("PyCapsule_SetName", ctypes.c_int, ctypes.py_object, ctypes.c_char_p)
-# in the capsule's destructor the object is dying: it must not be touched as an object
-_raw_is_valid = _pyapi("PyCapsule_IsValid", ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p)
-_raw_get = _pyapi("PyCapsule_GetPointer", ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)
 
 
-def _drop(manager_ctx: Any) -> None:
-    key = int(_ffi.cast("uintptr_t", manager_ctx))
+def _drop(key: int) -> None:
     with _lock:
         entry = _exports.pop(key, None)
     del entry  # the borrowed view dies here: the buffer may now be freed
 
 
-@_ffi.callback("void(DLManagedTensor *)")
-def _legacy_deleter(mt: Any) -> None:
-    _drop(mt.manager_ctx)
+def flush_drops() -> None:
+    """Wait until the deleter calls queued so far have dropped their exports."""
+    if _exports:
+        from ._callbacks import _dispatcher_barrier
+        _dispatcher_barrier()
 
 
-@_ffi.callback("void(DLManagedTensorVersioned *)")
-def _versioned_deleter(mt: Any) -> None:
-    _drop(mt.manager_ctx)
+class _Native:
+    """The C deleters and capsule destructor (``_native/fast/dlpack.h``), bound once.
 
+    A consumer may call a deleter while an exception propagates; a Python
+    deleter would run then.  The C ones only push the export's key on the
+    call queue; the dispatcher thread runs `_drop`.
+    """
 
-@_ffi.callback("void(void *)")
-def _capsule_destructor(capsule: Any) -> None:
-    # Python destroys a capsule: if nobody consumed it (it still has its
-    # original name), the tensor is still ours to delete.
-    address = int(_ffi.cast("uintptr_t", capsule))
-    for name, ctype in ((_LEGACY, "DLManagedTensor *"), (_VERSIONED, "DLManagedTensorVersioned *")):
-        if _raw_is_valid(address, name):
-            mt = _ffi.cast(ctype, _raw_get(address, name))
-            if mt.deleter != _ffi.NULL:
-                mt.deleter(mt)
-            return
+    legacy: Any = None
+    versioned: Any = None
+    destructor: int = 0
+    _lock = threading.Lock()
 
+    @classmethod
+    def bind(cls) -> type[_Native]:
+        if cls.destructor:
+            return cls
+        with cls._lock:
+            if not cls.destructor:
+                from .._dispatcher import dispatcher
+                a = api()
+                token = dispatcher().register(lambda key, _b: _drop(key), once=False)
+                a.lib.rocpy_dlpack_set_token(token)
 
-_DESTRUCTOR = int(_ffi.cast("uintptr_t", _capsule_destructor))
+                def address(name: str) -> int:
+                    return int(a.ffi.cast("uintptr_t", a.ffi.addressof(a.lib, name)))
+                cls.legacy = _ffi.cast("void(*)(DLManagedTensor *)",
+                                       address("rocpy_dlpack_deleter"))
+                cls.versioned = _ffi.cast("void(*)(DLManagedTensorVersioned *)",
+                                          address("rocpy_dlpack_deleter_versioned"))
+                cls.destructor = address("rocpy_dlpack_capsule_destructor")
+        return cls
 
 
 def dl_dtype(dtype: np.dtype) -> tuple[int, int]:
@@ -130,7 +144,8 @@ def _np_dtype(code: int, bits: int, lanes: int) -> np.dtype:
 
 
 def live_exports() -> int:
-    """Capsules made and not yet deleted (for tests)."""
+    """Capsules made and not yet deleted (for tests), once queued deleter calls ran."""
+    flush_drops()
     with _lock:
         return len(_exports)
 
@@ -222,6 +237,7 @@ def export(buffer: Any, dtype: np.dtype, shape: tuple[int, ...], *, stream: Any,
 def _capsule(buffer: Any, code: int, bits: int, shape: tuple[int, ...], itemsize: int,
              dev_type: int, dev_id: int, versioned: bool, readonly: bool, copied: bool) -> Any:
     from .._hostview import HostView
+    native = _Native.bind()
     view = HostView(buffer)  # a child: the buffer's memory outlives the capsule
     ndim = len(shape)
     strides, step = [], 1
@@ -235,11 +251,11 @@ def _capsule(buffer: Any, code: int, bits: int, shape: tuple[int, ...], itemsize
         mt = _ffi.new("DLManagedTensorVersioned *")
         mt.version.major, mt.version.minor = VERSION
         mt.flags = (FLAG_READ_ONLY if readonly else 0) | (FLAG_IS_COPIED if copied else 0)
-        mt.deleter = _versioned_deleter
+        mt.deleter = native.versioned
         name = _VERSIONED
     else:
         mt = _ffi.new("DLManagedTensor *")
-        mt.deleter = _legacy_deleter
+        mt.deleter = native.legacy
         name = _LEGACY
     t = mt.dl_tensor
     t.data = _ffi.cast("void *", buffer.ptr)
@@ -255,9 +271,9 @@ def _capsule(buffer: Any, code: int, bits: int, shape: tuple[int, ...], itemsize
     with _lock:
         _exports[key] = (mt, shape_arr, strides_arr, view, buffer)
     try:
-        return _capsule_new(int(_ffi.cast("uintptr_t", mt)), name, _DESTRUCTOR)
+        return _capsule_new(int(_ffi.cast("uintptr_t", mt)), name, native.destructor)
     except BaseException:
-        _drop(mt.manager_ctx)
+        _drop(key)
         raise
 
 

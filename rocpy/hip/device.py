@@ -22,10 +22,11 @@ import threading
 import weakref
 from typing import Any, NamedTuple
 
-from .. import _reaper
+from .. import _args, _reaper
+from .. import _handle
 from .._handle import Handle
 from ..errors import NotSupportedError, hip_error
-from . import _api
+from . import _api, _dlpack, _wait
 from ._api import api, use_device
 
 _lock = threading.Lock()
@@ -135,7 +136,7 @@ class Device(Handle):
     last on that thread).  `close` does nothing: devices live for the process.
     """
 
-    __slots__ = ("_index", "_props", "_ctx", "_null", "_streams", "_dev_lock")
+    __slots__ = ("_index", "_props", "_ctx", "_null", "_streams", "_dev_lock", "_reset_lock")
 
     _index: int
     _props: Any
@@ -165,6 +166,9 @@ class Device(Handle):
                 dev._null = None
                 dev._streams = weakref.WeakSet()
                 dev._dev_lock = threading.RLock()
+                # held by device allocations from hipMalloc until the buffer is tracked,
+                # and by reset from invalidation through hipDeviceReset
+                dev._reset_lock = threading.Lock()
                 _devices[index] = dev
         return dev
 
@@ -320,7 +324,8 @@ class Device(Handle):
                 hint = f"; did you mean {', '.join(names[c] for c in close)}?" if close else ""
                 raise _api.invalid("Device.attribute", f"unknown device attribute {attr!r}{hint}")
             value = getattr(a.lib, full)
-        elif isinstance(attr, int) and not isinstance(attr, bool):
+        elif hasattr(type(attr), "__index__") and not isinstance(attr, bool):
+            attr = _args.integer(attr, "attribute")
             if not 0 <= attr < 1 << 31:
                 raise _api.invalid("Device.attribute", f"{attr} is not a hipDeviceAttribute_t value")
             value = attr
@@ -365,7 +370,7 @@ class Device(Handle):
         """Wait for all work on this device (``hipDeviceSynchronize``)."""
         use_device(self._index)
         taken = [(s, s._take()) for s in list(self._streams) if s._h is not None]
-        st = api().lib.hipDeviceSynchronize()
+        st = _wait.wait_device(self._index, [s for s, _ in taken])
         if st:
             for s, objs in taken:
                 s._restore(objs)
@@ -487,25 +492,45 @@ class Device(Handle):
         on amd and the stub; CUDA destroys them itself, so on nvidia they are
         abandoned, never released twice.  Pinned memory (which numpy arrays
         may still view) is abandoned everywhere.  The device itself stays usable.
+
+        Refused (``hipErrorIllegalState``) while numpy views or DLPack
+        consumers of the device's memory live: the runtime frees that memory,
+        and they would read freed memory.  Objects are invalidated before
+        ``hipDeviceReset``, and allocations on other threads wait for it, so no
+        address the reset freed is freed again.
         """
         self.synchronize()
         _reaper.flush(5.0)  # releases posted by the cleared keep-alive lists run now
-        use_device(self._index)
-        st = api().lib.hipDeviceReset()
+        _dlpack.flush_drops()   # consumers' deleters queued so far have let go
+        with self._reset_lock:
+            views = _handle.live_descendants(self, "HostView", _DEVICE_MEMORY)
+            if views:
+                raise _api.fail("hipErrorIllegalState", "Device.reset",
+                                f"{views} view(s) of Device({self._index})'s memory still "
+                                "live (numpy arrays, DLPack consumers): hipDeviceReset frees "
+                                "that memory; drop them first")
+            # before the reset: no finalizer may free an address the reset already freed
+            # (and the runtime may hand out again); hipamd keeps modules and events
+            # across a reset: release them now, or they leak
+            survivors = () if api().name == "nvidia" else ("Module", "Event", "_Fence")
+            self.invalidate_descendants(f"Device({self._index}).reset() destroyed it", survivors)
+            use_device(self._index)
+            st = api().lib.hipDeviceReset()
         if st:
             raise hip_error(st, "hipDeviceReset")
-        # hipamd keeps modules and events across a reset: release them, or they leak
-        survivors = () if api().name == "nvidia" else ("Module", "Event", "_Fence")
-        self.invalidate_descendants(f"Device({self._index}).reset() destroyed it", survivors)
         with self._dev_lock:
             self._ctx = None
             self._null = None
 
 
+_DEVICE_MEMORY = frozenset({"DeviceBuffer"})
+
+
 def _index_of(device: Any) -> int:
     if isinstance(device, Device):
         return device._index
-    if isinstance(device, int) and not isinstance(device, bool):
+    if hasattr(type(device), "__index__") and not isinstance(device, bool):
+        device = _args.integer(device, "device")
         if not -(1 << 31) <= device < 1 << 31:  # HIP's ordinals are ints: out of range is not a device
             raise _api.fail("hipErrorInvalidDevice", "Device", f"{device} is not a device ordinal")
         return device

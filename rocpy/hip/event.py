@@ -21,8 +21,7 @@ from typing import Any
 
 from .._handle import Handle
 from ..errors import hip_error
-from . import _api
-from . import _calls
+from . import _api, _calls, _wait
 from ._api import api, use_device
 from .device import Device, as_device
 
@@ -160,7 +159,7 @@ class Event(Handle):
         h = self._h
         if h is None:
             raise self._closed_error()
-        st = api().lib.hipEventSynchronize(h)
+        st = _wait.wait(_wait.EVENT, h, self._dev._index, self)
         if st:
             raise hip_error(st, "hipEventSynchronize")
 

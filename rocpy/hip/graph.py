@@ -19,7 +19,9 @@ or built node by node::
 
 A graph keeps alive what its nodes use (buffers, host arrays, kernels and
 their packed arguments); an executable graph keeps what it was instantiated
-from, so either may be closed first.  Host nodes run on rocpy's dispatcher
+from, so either may be closed first.  Buffers a node reaches are borrowed
+(`rocpy._handle.Borrow`): closing one only marks it closed, and its memory is
+freed once no graph or executable graph that could launch on it is left.  Host nodes run on rocpy's dispatcher
 thread; their exceptions are raised as `rocpy.CallbackError` by the next
 `GraphExec.launch` or by ``synchronize()`` of a stream it was launched on.
 """
@@ -31,9 +33,9 @@ from typing import Any
 
 from .. import _dispatcher
 from .._dispatcher import CallbackErrors, dispatcher
-from .._handle import Handle
+from .._handle import Borrow, Handle
 from ..errors import ClosedError, NotSupportedError, hip_error
-from . import _api
+from . import _api, _wait
 from ._api import api, use_device
 from .device import as_device
 
@@ -128,6 +130,7 @@ class Graph(Handle):
     def _fill(self, handle: Any) -> None:
         Handle.__init__(self, handle, (_destroy_graph, handle), parents=(self._ctx,))
         self._state = "ready"
+        self._keep.append(_borrows(self._keep))   # what the captured nodes reach
 
     def _abandon(self, why: str) -> None:
         self._state = "failed"
@@ -199,7 +202,7 @@ class Graph(Handle):
     def _added(self, st: int, call: str, out: Any, kind: str, keep: Any) -> GraphNode:
         if st:
             raise hip_error(st, call)
-        self._keep.append(keep)
+        self._keep.append((keep, _borrows(keep)))
         return GraphNode(self, out[0], kind)
 
     def add_kernel(self, kernel: Any, grid: Any, block: Any, args: Iterable[Any] = (),
@@ -321,6 +324,26 @@ class Graph(Handle):
         return x
 
 
+def _borrows(keep: Any) -> list[Any]:
+    """A `Borrow` of every buffer (or other handle) a node reaches: a ``close()`` of
+    one while a graph or executable graph could still launch on it only marks it
+    closed, and frees it once those are gone too (the executable graph shares
+    these borrows through the keep list it copies)."""
+    from .typed import TypedBuffer
+    found: list[Any] = []
+    stack = [keep]
+    while stack:
+        obj = stack.pop()
+        if isinstance(obj, Handle):
+            if obj._h is not None:
+                found.append(Borrow(obj))
+        elif isinstance(obj, TypedBuffer):
+            stack.append(obj.buffer)
+        elif isinstance(obj, (tuple, list)):
+            stack.extend(obj)
+    return found
+
+
 class GraphExec(Handle):
     """An executable graph (``hipGraphExec_t``), made by `Graph.instantiate`."""
 
@@ -346,7 +369,13 @@ class GraphExec(Handle):
             raise hip_error(st, "hipGraphLaunch")
         if self._has_host:
             s._watch_callbacks(self._errors)
-        s._hold(self)
+        s._hold((self, self._keep))   # the keep list too: a close() meanwhile drops only ours
+
+    def close(self, stream: Any = None) -> None:
+        """Destroy the executable graph; what its nodes reach is let go once no
+        launch still in flight uses it."""
+        super().close(stream)
+        self._keep = ((), ())
 
 
 @contextlib.contextmanager
@@ -371,12 +400,14 @@ def capture(stream: Any, mode: str = "global") -> Iterator[Graph]:
     if st:
         graph._abandon("the capture could not begin")
         raise hip_error(st, "hipStreamBeginCapture")
+    _wait.captures[0] += 1          # waits stay on this thread meanwhile (capture rules)
     saved = stream._divert(graph)
     ok = False
     try:
         yield graph
         ok = True
     finally:
+        _wait.captures[0] -= 1
         stream._undivert(saved)
         out = a.ffi.new("hipGraph_t *")
         stream._use_device()

@@ -35,18 +35,14 @@ import numpy as np
 
 from .._handle import Handle
 from ..errors import hip_error
-from . import _api, _calls
+from .. import _args
+from . import _api, _calls, _wait
 from ._api import api, use_device
 from .typed import TypedBuffer, _cuda_array_interface, _numpy_view
 
 
 def _size(nbytes: Any, call: str) -> int:
-    try:
-        if isinstance(nbytes, bool):
-            raise TypeError
-        n = operator.index(nbytes)
-    except TypeError:
-        raise TypeError(f"{call}: a size in bytes is an int, not {type(nbytes).__name__}") from None
+    n = _args.integer(nbytes, f"{call}: nbytes")   # the range is HIP's statuses, below
     if n < 0:
         raise _api.invalid(call, f"a size in bytes cannot be negative ({n})")
     if n >= 1 << 64:
@@ -372,21 +368,23 @@ class DeviceBuffer(Buffer):
         a = api()
         out = a.ffi.new("void **")
         if stream is None:
-            st = a.lib.hipMalloc(out, n)
-            if st:
-                raise hip_error(st, "hipMalloc")
-            ptr = _api.address(out[0])
-            return cls._adopt(ptr, n, ctx, (_free, "hipFree", ptr))
+            with ctx._devices[0]._reset_lock:   # tracked before a reset can free it
+                st = a.lib.hipMalloc(out, n)
+                if st:
+                    raise hip_error(st, "hipMalloc")
+                ptr = _api.address(out[0])
+                return cls._adopt(ptr, n, ctx, (_free, "hipFree", ptr))
         s = _stream_of(stream)
         sh = s._require_open()
         if s._dev_index != index:
             raise _api.invalid(call, f"the stream is on Device {s._dev_index}, the context on "
                                      f"Device {index}")
-        st = a.lib.hipMallocAsync(out, n, sh)
-        if st:
-            raise hip_error(st, "hipMallocAsync")
-        ptr = _api.address(out[0])
-        return cls._adopt(ptr, n, ctx, (_free, "hipFree", ptr), (_free_async, ptr))
+        with ctx._devices[0]._reset_lock:
+            st = a.lib.hipMallocAsync(out, n, sh)
+            if st:
+                raise hip_error(st, "hipMallocAsync")
+            ptr = _api.address(out[0])
+            return cls._adopt(ptr, n, ctx, (_free, "hipFree", ptr), (_free_async, ptr))
 
 
 class HostBuffer(Buffer):
@@ -461,9 +459,16 @@ def _on_null(index: int, fn: Any, *args: Any) -> int:
     ``index`` (-1: the current device), made with that device current; its status.
 
     It completes the null stream's earlier work, so what that work held is dropped
-    (and held again if the call fails)."""
+    (and held again if the call fails).  That earlier work is waited for first,
+    interruptibly (`_wait`): the call itself then only does its own part."""
     if index >= 0:
         use_device(index)
+    # the synchronous call's own status says what a failed pre-wait meant (capture rules)
+    if index < 0:
+        index = getattr(_api._tls, "device", -1)
+        if index < 0:
+            index = _api.current_device_index()
+    _wait.wait(_wait.STREAM, api().null, index)
     null = _null_of(index)
     if null is None:
         return fn(*args)
@@ -530,6 +535,7 @@ def _endpoint(obj: Any, writable: bool, call: str) -> tuple[int, int, Any]:
         b = obj.buffer
         return b.ptr, b._nbytes, b
     if isinstance(obj, np.ndarray):
+        _args.array(obj, "the host array")     # object arrays hold pointers, not data
         if writable:
             if not obj.flags.c_contiguous:
                 raise _api.invalid(call, "the destination array is not C-contiguous")
@@ -543,6 +549,9 @@ def _endpoint(obj: Any, writable: bool, call: str) -> tuple[int, int, Any]:
     except TypeError:
         raise TypeError(f"{call}: expected a buffer, a numpy array or a bytes-like object, "
                         f"not {type(obj).__name__}") from None
+    if "O" in view.format:
+        raise TypeError(f"{call}: the {type(obj).__name__} holds Python objects: their pointers "
+                        "cannot be copied to or from raw memory")
     if writable and view.readonly:
         raise _api.invalid(call, f"the destination {type(obj).__name__} is read-only")
     if not view.c_contiguous:

@@ -46,13 +46,15 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from .._dispatcher import CallbackErrors, dispatcher
+from .. import _args
+from .._dispatcher import CallbackErrors
 from .._handle import Handle
 from .._reaper import PendingList
 from ..errors import NotSupportedError, hip_error
-from . import _api, _calls
+from . import _api, _calls, _wait
 from ._api import api, use_device
-from ._callbacks import _callback_trampolines, _dispatcher_barrier
+from ._callbacks import (_callback_trampolines, _dispatcher_barrier, forget_host_callback,
+                         register_host_callback)
 from ._lane import new_lane
 from ._stream_order import FENCE_EVERY, _destroy_stream, _OrderedHandle
 from .device import Device, as_device
@@ -92,16 +94,18 @@ def _priority_value(dev: Device, priority: Any) -> int:
             return max(min(0, max(least, greatest)), min(least, greatest))
         raise _api.invalid("Device.create_stream", f"priority {priority!r} is not 'high', "
                                                    "'normal', 'low' or an int")
-    if isinstance(priority, bool) or not isinstance(priority, int):
+    if isinstance(priority, bool) or not hasattr(type(priority), "__index__"):
         raise TypeError(f"a stream priority is 'high', 'normal', 'low' or an int, "
                         f"not {type(priority).__name__}")
+    priority = _args.integer(priority, "priority")       # numpy ints too
     if not -(1 << 31) <= priority < 1 << 31:
         raise _api.invalid("Device.create_stream", f"priority {priority} is not a C int")
     return priority
 
 
 def _cu_mask_words(mask: Any) -> list[int]:
-    if isinstance(mask, int) and not isinstance(mask, bool):
+    if hasattr(type(mask), "__index__") and not isinstance(mask, bool):
+        mask = _args.integer(mask, "cu_mask")
         if mask <= 0:
             raise _api.invalid("Device.create_stream", "cu_mask must enable at least one CU")
         words = []
@@ -123,7 +127,7 @@ class Stream(_OrderedHandle):
     """A HIP stream; see the module docstring.  Make one with `Device.create_stream`."""
 
     __slots__ = ("_dev", "_dev_index", "_ctx", "_bind", "_errors", "_kind", "_capture",
-                 "_priority", "_flags", "_cb_seen", "_more_errors", "_weak")
+                 "_priority", "_flags", "_cb_seen", "_more_errors", "_weak", "_thread")
 
     _dev: Device
     _dev_index: int
@@ -170,6 +174,8 @@ class Stream(_OrderedHandle):
         s._cb_seen = False
         s._more_errors = []
         s._weak = weakref.ref(s)   # what buffers remember (Buffer._last): never a strong cycle
+        # hipStreamPerThread names the calling thread's stream: the wrapper is its maker's
+        s._thread = threading.get_ident() if kind == _PER_THREAD else 0
         dev._streams.add(s)
         return s
 
@@ -262,8 +268,8 @@ class Stream(_OrderedHandle):
             if owner is None:
                 owner = handle
             handle = proto
-        if isinstance(handle, int) and not isinstance(handle, bool):
-            value = handle
+        if hasattr(type(handle), "__index__") and not isinstance(handle, bool):
+            value = _args.integer(handle, "handle")
         elif isinstance(handle, ffi.CData):
             value = _api.address(handle)
         else:
@@ -368,8 +374,7 @@ class Stream(_OrderedHandle):
             raise self._closed_error()
         if self._errors.pending:
             self._errors.check()
-        if self._bind >= 0:
-            use_device(self._bind)
+        self._use_device()
         return h
 
     def _open_bound(self) -> Any:
@@ -381,9 +386,18 @@ class Stream(_OrderedHandle):
         return h
 
     def _use_device(self) -> None:
-        """Make the stream's device current where its kind needs it (null, per-thread)."""
+        """Make the stream's device current where its kind needs it (null, per-thread);
+        a per-thread wrapper refuses other threads (there the name means their stream)."""
         if self._bind >= 0:
+            if self._thread and self._thread != threading.get_ident():
+                raise self._other_thread()
             use_device(self._bind)
+
+    def _other_thread(self) -> Exception:
+        return _api.fail("hipErrorInvalidHandle", "Stream.per_thread",
+                         "this per-thread stream belongs to the thread that made it "
+                         f"(ident {self._thread}); here hipStreamPerThread would name this "
+                         "thread's own stream: call Stream.per_thread() in this thread")
 
     def synchronize(self) -> None:
         """Wait until all work enqueued so far is complete, host callbacks included.
@@ -393,7 +407,10 @@ class Stream(_OrderedHandle):
         """
         h = self._enter()
         taken = self._take()
-        st = api().lib.hipStreamSynchronize(h)
+        if self._kind == _PER_THREAD:   # a helper thread's hipStreamPerThread is its own
+            st = _wait.wait(_wait.STREAM_POLL, h, self._dev_index)
+        else:
+            st = _wait.wait(_wait.STREAM, h, self._dev_index, self)
         if st:
             self._restore(taken)
             raise hip_error(st, "hipStreamSynchronize")
@@ -401,7 +418,7 @@ class Stream(_OrderedHandle):
         self._pending.poll()
         if self._cb_seen:
             self._cb_seen = False
-            _dispatcher_barrier()
+            _dispatcher_barrier(call="Stream.synchronize")
         self._check_callbacks()
 
     def _check_callbacks(self) -> None:
@@ -491,12 +508,11 @@ class Stream(_OrderedHandle):
             raise TypeError(f"add_callback takes a callable, not {type(fn).__name__}")
         h = self._enter()
         a = api()
-        d = dispatcher()
         graph = self._capture
         if graph is not None:
             token = graph._register_host_fn(fn, args)
         else:
-            token = d.register(lambda _a, _b: fn(*args), errors=self._errors, once=True)
+            token = register_host_callback(fn, args, self._errors)
         host_fn, stream_cb = _callback_trampolines()
         user = a.ffi.cast("void *", token)
         if a.has("hipLaunchHostFunc"):
@@ -504,7 +520,7 @@ class Stream(_OrderedHandle):
         else:
             st, call = a.lib.hipStreamAddCallback(h, stream_cb, user, 0), "hipStreamAddCallback"
         if st:
-            d.unregister(token)
+            forget_host_callback(token)
             if graph is not None:
                 graph._forget_host_fn(token)
             raise hip_error(st, call)
@@ -556,6 +572,10 @@ class Stream(_OrderedHandle):
     def close(self, stream: Any = None) -> None:
         """Destroy an owned stream (after handing what its in-flight work uses to
         the reaper); a borrowed one only stops being usable through this wrapper."""
+        if self._capture is not None:
+            raise _api.fail("hipErrorStreamCaptureUnsupported", "Stream.close",
+                            "the stream is capturing: leave its `with stream.capture()` "
+                            "block before closing it")
         if self._kind != _OWNED and self._h is not None and not self._release_held():
             self.synchronize()
         super().close(stream)

@@ -12,11 +12,11 @@ memory is freed after them.
 """
 from __future__ import annotations
 
-import operator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .. import _args
 from .._hostview import HostView as _HostView
 from . import _api
 from ._api import api
@@ -37,19 +37,15 @@ class TypedBuffer:
 
     def __init__(self, buffer: Buffer, dtype: Any, shape: Any = None,
                  readonly: bool = False) -> None:
-        dt = np.dtype(dtype)
+        dt = _args.dtype(dtype)      # TypeError: object, zero-size, not a dtype
         n = buffer.nbytes
         call = "Buffer.typed"
-        if dt.itemsize == 0:
-            raise _api.invalid(call, f"dtype {dt} has no size")
         if shape is None:
             if n % dt.itemsize:
                 raise _api.invalid(call, f"{n} bytes are not a whole number of {dt} "
                                          f"({dt.itemsize} bytes)")
             shape = (n // dt.itemsize,)
-        elif isinstance(shape, int):
-            shape = (shape,)
-        shape = tuple(operator.index(d) for d in shape)
+        shape = _args.integers(shape, "shape")   # an int, a sequence, a numpy array
         count = 1
         for d in shape:
             if d < 0:

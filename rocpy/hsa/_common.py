@@ -8,13 +8,12 @@ attribute into a buffer of the attribute's C type and raise the matching
 from __future__ import annotations
 
 import math
-import operator
 import os
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .. import _backend
+from .. import _args, _backend
 from ..errors import NotSupportedError, hsa_error
 
 _api: tuple[Any, Any] | None = None
@@ -182,13 +181,9 @@ def ticks(seconds: float) -> int:
 
 
 def check_timeout(timeout: float | None) -> float | None:
-    """`timeout` as a float number of seconds (None: forever); refuses negative or NaN."""
-    if timeout is None:
-        return None
-    t = float(timeout)
-    if not t >= 0:
-        raise ValueError(f"timeout must be None or a non-negative number of seconds, got {timeout!r}")
-    return t
+    """`timeout` as a float number of seconds (None: forever): `rocpy._args.seconds`
+    (TypeError for a non-number, ValueError for negative or NaN)."""
+    return _args.seconds(timeout, "timeout")
 
 
 # ---- signals by handle ----------------------------------------------------------------
@@ -225,14 +220,9 @@ class Fixed:
 # ---- argument checks ----------------------------------------------------------------
 
 def unsigned(value: Any, bits: int, what: str) -> int:
-    """`value` as an int in ``[0, 2**bits)``: TypeError for a non-integer (bools
-    included), ValueError outside the C type's range (never cffi's OverflowError)."""
-    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
-        raise TypeError(f"{what} must be an int, not {type(value).__name__}")
-    value = operator.index(value)
-    if not 0 <= value < 1 << bits:
-        raise ValueError(f"{what} must fit in {bits} bits unsigned, got {value}")
-    return value
+    """`rocpy._args.unsigned`: TypeError for a non-integer (bools included),
+    ValueError outside the C type's range (never cffi's OverflowError)."""
+    return _args.unsigned(value, bits, what)
 
 
 def agent_handle(agent: Any, what: str = "agent") -> Any:

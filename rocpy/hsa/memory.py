@@ -24,6 +24,7 @@ import threading
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from .. import _args
 from .._handle import Handle
 from .._hostview import HostView
 from ..errors import RocpyError, hsa_error
@@ -373,11 +374,12 @@ class Buffer(Handle):
         import numpy as np
         ptr = self._require_open()
         self._check_cpu_access()
-        dt = np.dtype(dtype)
+        dt = _args.dtype(dtype)
+        offset = _args.integer(offset, "offset")
         if offset < 0 or offset > self.size:
             raise ValueError(f"offset {offset} is outside the buffer's {self.size} bytes")
         avail = (self.size - offset) // dt.itemsize
-        n = avail if count is None else count
+        n = avail if count is None else _args.integer(count, "count")
         if n < 0 or n > avail:
             raise ValueError(f"{n} items of {dt} from offset {offset} do not fit in "
                              f"{self.size} bytes")

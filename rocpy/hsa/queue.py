@@ -39,9 +39,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .. import _reaper
+from .. import _args, _reaper
 from .._dispatcher import dispatcher
-from .._handle import Handle
+from .._handle import Borrow, Handle, borrow_all
 from ..codeobject.errors import ArgumentCountError
 from ..errors import hsa_error
 from ._common import (
@@ -65,6 +65,7 @@ if TYPE_CHECKING:
 DEFAULT_SIZE = 4096
 DEFAULT_KERNARG_BYTES = 1 << 20
 DEFAULT_KERNARG_SEGMENTS = 4
+MAX_KERNARG_SEGMENTS = 1 << 16   # each is a signal: a bound before the loop creating them
 # How long one blocking HSA wait lasts before rocpy looks for queue errors (and
 # Python for Ctrl-C).  Not shorter: ROCr's interrupt-signal wait polls 200 us,
 # then sleeps the time left truncated to whole milliseconds, so the last partial
@@ -145,9 +146,11 @@ class Queue(Handle):
             size = DEFAULT_SIZE
             if agent.queue_max_size:      # 0 on agents without a packet processor
                 size = min(max(size, agent.queue_min_size), agent.queue_max_size)
-        if isinstance(size, bool) or not isinstance(size, int) or size <= 0 or size & (size - 1) \
-                or size > UINT32_MAX:
+        size = _args.integer(size, "size")
+        if size <= 0 or size & (size - 1) or size > UINT32_MAX:
             raise ValueError(f"queue size must be a positive power of two below 2**32, got {size!r}")
+        kernarg_segments = _args.integer(kernarg_segments, "kernarg_segments", 1, MAX_KERNARG_SEGMENTS)
+        kernarg_bytes = _args.integer(kernarg_bytes, "kernarg_bytes", 1, _args.U64)
         types = {"multi": lib.HSA_QUEUE_TYPE_MULTI, "single": lib.HSA_QUEUE_TYPE_SINGLE}
         if type not in types:
             raise ValueError(f"queue type must be 'multi' or 'single', not {type!r}")
@@ -416,18 +419,21 @@ class Queue(Handle):
         with self._lock:
             if self._h is None:       # closed by another thread: close frees the C state
                 raise self._closed_error()
+            # the packet processor reaches the signal until the packet retires: a close()
+            # meanwhile releases it after that (a Borrow), not under the queued packet
+            held = Borrow(completion_signal) if sig else None
             gen = self._dispatch_c(self._aql, packet, kernarg, kernel._kernarg_len, sig)
             while gen == _FULL:
                 gen = self._wait_for_space(lambda: self._dispatch_c(
                     self._live_aql(), packet, kernarg, kernel._kernarg_len, sig))
             if gen != self._gen:
-                self._submitted(gen, (args, completion_signal))
+                self._submitted(gen, (args, held))
             else:
                 # the kernel is kept by self._kernels; keep the arguments and the signal
                 if args:
                     self._refs.append(args)
                 if sig:
-                    self._refs.append(completion_signal)
+                    self._refs.append(held)
 
     def _template(self, key: tuple[Any, ...], kernel: Any, grid: Any, workgroup: Any,
                   barrier: bool, fences: Any, gss: int | None, pss: int | None, lds: int) -> bytes:
@@ -462,9 +468,7 @@ class Queue(Handle):
         lib = self._lib
         if isinstance(dispatches, Dispatch):
             d = dispatches
-            n = 1 if count is None else count
-            if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-                raise ValueError(f"count must be a non-negative int, got {count!r}")
+            n = 1 if count is None else _args.unsigned(count, 32, "count")   # C's uint32_t
             if d._for != self._agent_hv:
                 self._refuse([d])
             if not n:
@@ -545,7 +549,7 @@ class Queue(Handle):
             while gen == _FULL:
                 gen = self._wait_for_space(
                     lambda: lib.rocpy_aql_dispatch(self._live_aql(), packet, b"", 0, 0))
-            self._submitted(gen, (deps, completion_signal))
+            self._submitted(gen, borrow_all((*deps, completion_signal)))
 
     def barrier_and(self, deps: Sequence[Signal | None], completion_signal: Signal | None = None,
                     *, barrier: bool = False, fences: Any = None) -> None:

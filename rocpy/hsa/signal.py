@@ -36,6 +36,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .. import _args
 from .._dispatcher import CallbackErrors, dispatcher
 from .._handle import Handle
 from ..errors import ClosedError, hsa_error
@@ -406,7 +407,10 @@ class Signal(Handle):
             raise ValueError("wait_any needs at least one signal")
         n = len(signals)
         conds = [conditions] * n if isinstance(conditions, str) else list(conditions)
-        vals = [values] * n if isinstance(values, int) else list(values)
+        if hasattr(type(values), "__index__"):          # one value for all (numpy ints too)
+            vals = [values] * n
+        else:
+            vals = list(_args.sequence(values, "values"))
         if len(conds) != n or len(vals) != n:
             raise ValueError(f"{n} signals need {n} conditions and values "
                              f"({len(conds)} and {len(vals)} given)")

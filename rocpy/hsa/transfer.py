@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .. import _reaper
+from .. import _args, _reaper
+from .._handle import borrow_all
 from ..errors import hsa_error
 from ._common import agent_handle, api, signal_handle, unsigned
 from .locked import LockedMemory
@@ -28,8 +29,8 @@ def _address(x: Any, what: str) -> int:
     """The address of a Buffer, LockedMemory, cffi pointer or int."""
     if isinstance(x, (Buffer, LockedMemory)):
         return x._require_open()
-    if isinstance(x, int) and not isinstance(x, bool):
-        return x
+    if hasattr(type(x), "__index__") and not isinstance(x, bool):
+        return _args.unsigned(x, 64, what)          # an address (numpy ints too)
     ffi, _ = api()
     if isinstance(x, ffi.CData):
         return int(ffi.cast("uintptr_t", x))
@@ -120,8 +121,9 @@ def copy_async(dst: Any, src: Any, size: int, *, completion: Signal, deps: Seque
     agent if it is a GPU, else on the destination agent (ROCr
     Runtime::CopyMemory), which must be able to access both ends
     (`AccessError` otherwise).  Buffers, locked memory and signals stay
-    alive until `completion` drops to 0 or below.  A copy of 0 bytes does
-    nothing and never signals (as ROCr): nothing is kept for it.
+    alive until `completion` drops to 0 or below, even when closed meanwhile
+    (their release then waits for it).  A copy of 0 bytes does nothing and
+    never signals (as ROCr): nothing is kept for it.
     """
     ffi, lib = api()
     d, s, size = _ends(dst, src, size)
@@ -136,12 +138,16 @@ def copy_async(dst: Any, src: Any, size: int, *, completion: Signal, deps: Seque
     handles = ffi.new("hsa_signal_t[]", max(len(deps), 1))
     for i, dep in enumerate(deps):
         handles[i] = signal_handle(dep, "each of deps")
+    # the copy engine reaches both ends and the signals until completion drops to 0:
+    # a close() meanwhile must not free them (it frees after the borrows are dropped)
+    borrows = borrow_all((dst, src, completion, *deps))
     st = lib.hsa_amd_memory_async_copy(ffi.cast("void *", d), da, ffi.cast("void *", s), sa, size,
                                        len(deps), handles if deps else ffi.NULL, done)
     if st:
         raise hsa_error(st, "hsa_amd_memory_async_copy")
     if size:   # ROCr returns at once for 0 bytes: the signal never moves
-        _reaper.keep_alive_until(completion._reached_zero, dst, src, completion, deps)
+        load = lib.hsa_signal_load_relaxed   # on the raw handle: the borrow keeps it valid
+        _reaper.keep_alive_until(lambda: load(done) <= 0, dst, src, completion, deps, borrows)
 
 
 def _engine_agent(dst: Any, dst_agent: Any, src: Any, src_agent: Any) -> Any:

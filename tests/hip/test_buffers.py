@@ -93,9 +93,12 @@ def test_typed_buffer_shapes(dev):
     t = buf.typed(np.float32, (3, 4))
     assert t.shape == (3, 4) and t.dtype == np.float32 and t.nbytes == 48 and t.ptr == buf.ptr
     assert buf.typed(np.float64).shape == (6,)
-    for bad in ((np.float32, (5,)), (np.float32, (-1, -12)), ("V0", None)):
+    for bad in ((np.float32, (5,)), (np.float32, (-1, -12))):
         with pytest.raises(rocpy.InvalidValueError):
             buf.typed(*bad)
+    for bad in ("V0", object, [("a", "O")]):     # no size, or Python objects (issue 20)
+        with pytest.raises(TypeError, match="dtype"):
+            buf.typed(bad)
     with pytest.raises(rocpy.InvalidValueError):
         dev.context.alloc(6).typed(np.float32)
     buf.close()

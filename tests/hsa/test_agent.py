@@ -148,8 +148,11 @@ def test_create_queue_defaults(gpu):
 def test_create_queue_sizes(gpu):
     with gpu.create_queue(size=gpu.queue_min_size, type="single") as q:
         assert q.size == gpu.queue_min_size and q.type == "single"
-    for bad in (0, 100, -64, 64.0, True):
+    for bad in (0, 100, -64):
         with pytest.raises(ValueError, match="power of two"):
+            gpu.create_queue(size=bad)
+    for bad in (64.0, True, "64"):            # a wrong type is a TypeError (rocpy._args)
+        with pytest.raises(TypeError, match="size must be an integer"):
             gpu.create_queue(size=bad)
     with pytest.raises(ValueError, match="'multi' or 'single'"):
         gpu.create_queue(type="cooperative")

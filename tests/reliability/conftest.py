@@ -128,6 +128,28 @@ def kernels(kernel_paths, dev):
 
 
 @pytest.fixture
+def hsa_env(hsa_rt, kernel_paths):
+    """The HSA objects the misuse tables use: agents, a host pool, a fill kernel, a queue,
+    a signal, a 4 KiB host buffer the GPU may access (closed at the end)."""
+    from rocpy import hsa
+    gpu, cpu = hsa_rt.gpu_agents[0], hsa_rt.cpu_agents[0]
+    host_pool = cpu.pools(segment="global", fine_grained=True, kernarg=False)[0]
+    exe = hsa.Executable.load(gpu, kernel_paths["fill"])
+    e = {"rt": hsa_rt, "gpu": gpu, "cpu": cpu, "pool": host_pool, "exe": exe, "kernel": exe.kernel("fill"),
+         "queue": gpu.create_queue(), "signal": hsa.Signal(1), "buf": host_pool.allocate(4096), "hsa": hsa}
+    e["buf"].allow_access([gpu])
+    e["args"] = (e["buf"], 1, 64)
+    yield e
+    e["queue"].synchronize(timeout=5)
+    for name in ("queue", "signal", "buf"):
+        e[name].close()
+    kernel = e.pop("kernel")
+    del kernel
+    exe.close()
+    e.clear()
+
+
+@pytest.fixture
 def hsa_rt():
     if not has_hsa():
         pytest.skip("this backend has no HSA runtime")

@@ -1,7 +1,10 @@
 """The crash-finder (tools/crashfind.py) against this tree's normal build of the stub.
 
 Every invalid raw call in its corpus must return a status or abort with the
-stub's clear message; a crash (a signal, a silent abort, a hang, a Python error
+stub's clear message; every public-layer case (tools/crashfind_public.py:
+numpy integers, out-of-range and wrong-typed values, object dtypes, SIGINT
+during every blocking wait) must work or raise a clear error naming the
+argument; a crash (a signal, a silent abort, a hang, a Python error
 in the harness) is a bug.  The ASan+UBSan variant is ``python tools/crashfind.py
 --asan`` (it builds its own copy of the stub; too slow for every CI run).
 """
@@ -32,7 +35,11 @@ def test_the_corpus_is_systematic(crashfind):
     assert len(cases) > 400
     for variant in ("null", "forged", "dangling"):
         assert sum(f":{variant}" in n for n in names) > 30, variant
-    assert {c.api for c in cases} == {"hip", "hsa", "hsa-raw"}
+    assert {c.api for c in cases} == {"hip", "hsa", "hsa-raw", "py"}
+    # the public layer's classes (issue 20): each covers many parameters
+    for cls, least in (("numpy-int", 80), ("out-of-range", 25), ("wrong-type", 60),
+                       ("dtype", 30), ("sigint", 10)):
+        assert sum(n.startswith(f"py:{cls}:") for n in names) >= least, cls
 
 
 def test_no_invalid_raw_call_crashes(crashfind, kernel_cache, capsys):

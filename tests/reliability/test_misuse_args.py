@@ -171,8 +171,9 @@ CASES = [
       for k in (slice(0, N + 1), slice(-N - 1, 4), slice(8, 4), slice(0, 8, 2), slice(0, 8, -1))],
     ("buf[1.5:3]", lambda e: e["buf"][1.5:3], T, None),
     *[(f"typed({d}, {s})", lambda e, d=d, s=s: e["buf"].typed(d, s), V, INV)
-      for d, s in ((np.float32, (N,)), (np.float32, (-1,)), ("V0", None), (np.float64, (3,)),
+      for d, s in ((np.float32, (N,)), (np.float32, (-1,)), (np.float64, (3,)),
                    ("V7", None))],
+    *[(f"typed({d!r})", lambda e, d=d: e["buf"].typed(d), T, None) for d in ("V0", object, "O")],
     ("typed(bogus dtype)", lambda e: e["buf"].typed("bogus"), T, None),
     ("host.numpy(shape)", lambda e: e["host"].numpy(np.float32, (N,)), V, INV),
     # direct construction is refused

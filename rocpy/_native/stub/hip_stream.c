@@ -87,6 +87,12 @@ static bool same_id(void *h, void *ctx) {
     return ((hip_stream_t *)h)->id == *(uint64_t *)ctx;
 }
 
+/* under the registry's lock: the same stream (not a reused address), kept alive */
+static bool same_id_retain(void *h, void *ctx) {
+    if (!same_id(h, ctx)) return false;
+    return retain(h, NULL);
+}
+
 static hip_stream_t *per_thread_stream(void) {
     hip_tls_t *t = hip_tls();
     int dev = hip_current_dev()->id;
@@ -100,10 +106,20 @@ static hip_stream_t *per_thread_stream(void) {
     return made;
 }
 
+/* A thread's per-thread streams end with it.  hipamd's destructor of the
+ * thread's stream table (hip_stream.cpp, stream_per_thread) destroys each, and
+ * ROCclr's HostQueue::terminate waits for a marker behind the queue's work:
+ * the work completes first.  It is waited for while the stream is still
+ * registered, so a concurrent hipDeviceSynchronize (which waits for the
+ * registered streams) still waits for it. */
 void hip_stream_thread_exit(hip_tls_t *t) {
     hip_release_held(t);
     for (int d = 0; d < STUB_MAX_DEVICES; d++) {
         hip_stream_t *s = t->per_thread[d];
+        if (s && hip_registry_contains_if(&streams, s, same_id_retain, &t->per_thread_id[d])) {
+            hip_stream_sync(s);
+            stream_unref(s);
+        }
         if (s && hip_registry_remove_if(&streams, s, same_id, &t->per_thread_id[d]))
             stream_unref(s);
         t->per_thread[d] = NULL;

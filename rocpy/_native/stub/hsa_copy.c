@@ -35,6 +35,18 @@ static void run_copy(void *p) {
         /* a dependency destroyed while waited on counts as done */
         cancelled = stub_sig_wait_any(2, sigs, conds, values, UINT64_MAX, NULL) == 0;
     }
+    if (!cancelled && t->agent->is_gpu) {
+        /* checked again when the copy runs: memory freed since the submit is
+         * unmapped from the GPU, and the engine's access page-faults (ROCr's
+         * VM fault handler: system event handlers, then abort) */
+        const void *gone = !stub_hsa_accessible(t->agent, t->src, t->size) ? t->src
+                           : !stub_hsa_accessible(t->agent, t->dst, t->size) ? t->dst : NULL;
+        if (gone) {
+            stub_hsa_memory_fault(t->agent, (uint64_t)(uintptr_t)gone,
+                                  HSA_AMD_MEMORY_FAULT_PAGE_NOT_PRESENT);
+            cancelled = true;
+        }
+    }
     if (!cancelled) {
         uint64_t start = stub_now_ns();
         memmove(t->dst, t->src, t->size);
