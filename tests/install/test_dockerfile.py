@@ -36,7 +36,8 @@ def test_image_installs_with_the_script_and_selects_the_backend_only_when_testin
     assert env["ROCM_PATH"] == "/opt/rocm" and env["ROCPY_BACKEND"] == "amd"
     runs = re.findall(r"^RUN (.*)$", text, re.M)
     assert runs == ["bash tools/install.sh && rm -rf /var/lib/apt/lists/*"]
-    # the README's test command, from the venv install.sh made
-    assert re.search(r'^CMD \["/src/\.venv/bin/python", "-m", "pytest", "-q"\]$', text, re.M)
+    # rocpy selftest (issue 18), then the README's test command, from the venv install.sh made
+    assert re.search(r'^CMD \["bash", "-c", "/src/\.venv/bin/rocpy selftest && '
+                     r'/src/\.venv/bin/python -m pytest -q"\]$', text, re.M)
     ignored = (ROOT / ".dockerignore").read_text().split()
     assert {".venv", "build", "**/*.so"} <= set(ignored)
