@@ -103,7 +103,13 @@ def test_cache_config():
         check(lib.hipDeviceSetCacheConfig(getattr(lib, value)), good)
 
 
-STACK, RANGE = ffi.cast("enum hipLimit_t", 0), ffi.cast("enum hipLimit_t", 3)   # newer than 5.2
+def _limit(value: int):
+    """hipLimitStackSize (0) and hipLimitRange (3) are newer than 5.2's headers; cast
+    when a test runs (the NVIDIA platform's cdef has no enum hipLimit_t to cast to)."""
+    return ffi.cast("enum hipLimit_t", value)
+
+
+STACK, RANGE = 0, 3
 
 
 def test_get_limit():
@@ -112,9 +118,9 @@ def test_get_limit():
     size = ffi.new("size_t *")
     ok(lib.hipDeviceGetLimit(size, lib.hipLimitMallocHeapSize))
     assert size[0] > 0
-    check(lib.hipDeviceGetLimit(size, STACK), expect({(5, 2): "hipErrorUnsupportedLimit",
+    check(lib.hipDeviceGetLimit(size, _limit(STACK)), expect({(5, 2): "hipErrorUnsupportedLimit",
                                                       (5, 3): "hipSuccess"}))
-    check(lib.hipDeviceGetLimit(size, RANGE), expect({(5, 2): "hipErrorUnsupportedLimit",
+    check(lib.hipDeviceGetLimit(size, _limit(RANGE)), expect({(5, 2): "hipErrorUnsupportedLimit",
                                                       (5, 3): "hipErrorInvalidValue"}))
     check(lib.hipDeviceGetLimit(size, lib.hipLimitPrintfFifoSize), "hipErrorUnsupportedLimit")
 
@@ -124,15 +130,15 @@ def test_set_limit():
     # hipDeviceSetLimit: NotSupported in 5.2; the stack size from 5.3 (at most
     # 128 KiB - 16, rocclr Device::UpdateStackSize); the heap size from clr 5.6
     size = ffi.new("size_t *")
-    check(lib.hipDeviceSetLimit(STACK, 4096), expect({(5, 2): "hipErrorNotSupported",
+    check(lib.hipDeviceSetLimit(_limit(STACK), 4096), expect({(5, 2): "hipErrorNotSupported",
                                                       (5, 3): "hipSuccess"}))
-    if lib.hipDeviceGetLimit(size, STACK) == 0:
+    if lib.hipDeviceGetLimit(size, _limit(STACK)) == 0:
         assert size[0] == 4096
-        check(lib.hipDeviceSetLimit(STACK, (128 << 10) - 15), "hipErrorInvalidValue")
-        ok(lib.hipDeviceGetLimit(size, STACK))
+        check(lib.hipDeviceSetLimit(_limit(STACK), (128 << 10) - 15), "hipErrorInvalidValue")
+        ok(lib.hipDeviceGetLimit(size, _limit(STACK)))
         assert size[0] == 4096
-        ok(lib.hipDeviceSetLimit(STACK, 1024))
-    check(lib.hipDeviceSetLimit(RANGE, 1), expect({(5, 2): "hipErrorNotSupported",
+        ok(lib.hipDeviceSetLimit(_limit(STACK), 1024))
+    check(lib.hipDeviceSetLimit(_limit(RANGE), 1), expect({(5, 2): "hipErrorNotSupported",
                                                    (5, 3): "hipErrorInvalidValue"}))
     check(lib.hipDeviceSetLimit(lib.hipLimitPrintfFifoSize, 1),
           expect({(5, 2): "hipErrorNotSupported", (5, 3): "hipErrorUnsupportedLimit"}))
