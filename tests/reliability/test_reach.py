@@ -176,7 +176,7 @@ COPY_SOURCE_CLOSED = """
     deadline = time.monotonic() + 10
     while debug.live_objects().get("Buffer", 0) > 1 and time.monotonic() < deadline:
         debug.collect(); time.sleep(0.01)
-    out = host_pool.allocate(4096); hsa.copy(out, dst, 4096)
+    out = host_pool.allocate(4096); out.allow_access([gpu]); hsa.copy(out, dst, 4096)
     values = sorted(set(out.numpy(np.uint8).tolist()))
     out.close(); dst.close(); gate.close(); rt.close()
     debug.collect()

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
@@ -163,11 +164,18 @@ static rocpy_wait_job *start(int kind, void *handle, int device)
     return job;
 }
 
+#define ROCPY_WAIT_YIELD_AFTER_NS 20000u
+
 /* 0 and the status when the spin saw the work finish; 1 when it did not. */
 static int spin(int kind, void *handle, uint64_t spin_ns, int *status)
 {
-    uint64_t deadline = now_ns() + spin_ns;
+    uint64_t start = now_ns(), deadline = start + spin_ns, t = start;
     for (;;) {
+        /* past the first tens of microseconds, yield between queries (CUDA's
+         * cudaDeviceScheduleYield): the runtime's own threads (the stub's
+         * workers) keep a core on a small machine */
+        if (t - start > ROCPY_WAIT_YIELD_AFTER_NS)
+            sched_yield();
         hipError_t st = kind == ROCPY_WAIT_STREAM ? hipStreamQuery((hipStream_t)handle)
                                                   : hipEventQuery((hipEvent_t)handle);
         /* an error is the synchronize's too: both resolve the handle and apply the
@@ -178,7 +186,8 @@ static int spin(int kind, void *handle, uint64_t spin_ns, int *status)
             *status = (int)st;
             return 0;
         }
-        if (now_ns() >= deadline)
+        t = now_ns();
+        if (t >= deadline)
             return 1;
     }
 }
