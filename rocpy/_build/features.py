@@ -52,6 +52,14 @@ PROBES = (
           "hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, {} src, size_t sizeBytes, "
           "hipStream_t stream);",
           ("void *", "const void *")),
+    # HIP 6.x/7.x hiprtc: `const char *const *` arrays (5.x: `const char **`)
+    Probe("hiprtcCreateProgram", "headers",
+          "hiprtcResult hiprtcCreateProgram(hiprtcProgram *prog, const char *src, "
+          "const char *name, int numHeaders, {0} headers, {0} includeNames);",
+          ("const char **", "const char *const *")),
+    Probe("hiprtcCompileProgram", "options",
+          "hiprtcResult hiprtcCompileProgram(hiprtcProgram prog, int numOptions, {} options);",
+          ("const char **", "const char *const *")),
 )
 
 

@@ -10,7 +10,7 @@ import time
 import pytest
 
 import rocpy
-from rocpy import debug
+from rocpy import debug, hsa
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -88,6 +88,20 @@ def fill_path(hip_kernel, gpu):
 @pytest.fixture
 def empty_path(hip_kernel, gpu):
     return hip_kernel("empty", archs=(gpu.name,))
+
+
+@pytest.fixture
+def vadd(gpu, vadd_path):
+    """The vadd kernel of the test code object, its executable closed afterwards."""
+    with hsa.Executable.load(gpu, vadd_path) as exe:
+        yield exe.kernel("vadd")
+
+
+@pytest.fixture
+def fill(gpu, fill_path):
+    """The fill kernel, likewise."""
+    with hsa.Executable.load(gpu, fill_path) as exe:
+        yield exe.kernel("fill")
 
 
 @pytest.fixture

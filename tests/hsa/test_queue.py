@@ -27,18 +27,6 @@ def q(gpu):
 
 
 @pytest.fixture
-def vadd(gpu, vadd_path):
-    with hsa.Executable.load(gpu, vadd_path) as exe:
-        yield exe.kernel("vadd")
-
-
-@pytest.fixture
-def fill(gpu, fill_path):
-    with hsa.Executable.load(gpu, fill_path) as exe:
-        yield exe.kernel("fill")
-
-
-@pytest.fixture
 def empty(gpu, empty_path):
     with hsa.Executable.load(gpu, empty_path) as exe:
         yield exe.kernel("empty")

@@ -454,13 +454,3 @@ def wgrules(gpu, wgrules_path):
             stub.unregister_kernel(name)
 
 
-@pytest.fixture
-def vadd(gpu, vadd_path):
-    with hsa.Executable.load(gpu, vadd_path) as exe:
-        yield exe.kernel("vadd")
-
-
-@pytest.fixture
-def fill(gpu, fill_path):
-    with hsa.Executable.load(gpu, fill_path) as exe:
-        yield exe.kernel("fill")

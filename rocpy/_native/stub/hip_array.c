@@ -86,7 +86,7 @@ static unsigned desc_channels(const hipChannelFormatDesc *d) {
 /* ihipArrayCreate; ihipImageCreate's failures (format, dimensions beyond the
  * device's image limits: amd::Image::validateDimensions) are
  * hipErrorInvalidValue. */
-static hipError_t array_create(hipArray **out, const HIP_ARRAY3D_DESCRIPTOR *d) {
+static hipError_t array_create(hipArray_t *out, const HIP_ARRAY3D_DESCRIPTOR *d) {
     if (!out || !d) return hipErrorInvalidValue;
     if (d->NumChannels != 1 && d->NumChannels != 2 && d->NumChannels != 4)
         return hipErrorInvalidValue;
@@ -135,11 +135,11 @@ static hipError_t array_create(hipArray **out, const HIP_ARRAY3D_DESCRIPTOR *d) 
         free(a);
         return hipErrorOutOfMemory;
     }
-    *out = (hipArray *)(void *)a;
+    *out = (hipArray_t)(void *)a;
     return hipSuccess;
 }
 
-hipError_t hipArrayCreate(hipArray **pHandle, const HIP_ARRAY_DESCRIPTOR *pAllocateArray) {
+hipError_t hipArrayCreate(hipArray_t *pHandle, const HIP_ARRAY_DESCRIPTOR *pAllocateArray) {
     HIP_INIT_API();
     HIP_RETURN_ONFAIL(hip_capture_check_supported());
     if (!pAllocateArray) HIP_RETURN(hipErrorInvalidValue);
@@ -149,14 +149,14 @@ hipError_t hipArrayCreate(hipArray **pHandle, const HIP_ARRAY_DESCRIPTOR *pAlloc
     HIP_RETURN(array_create(pHandle, &d));
 }
 
-hipError_t hipArray3DCreate(hipArray **array, const HIP_ARRAY3D_DESCRIPTOR *pAllocateArray) {
+hipError_t hipArray3DCreate(hipArray_t *array, const HIP_ARRAY3D_DESCRIPTOR *pAllocateArray) {
     HIP_INIT_API();
     HIP_RETURN_ONFAIL(hip_capture_check_supported());
     HIP_RETURN(array_create(array, pAllocateArray));
 }
 
 /* a null desc is hipErrorInvalidValue (hipamd dereferences it) */
-hipError_t hipMallocArray(hipArray **array, const hipChannelFormatDesc *desc, size_t width,
+hipError_t hipMallocArray(hipArray_t *array, const hipChannelFormatDesc *desc, size_t width,
                           size_t height, unsigned int flags) {
     HIP_INIT_API();
     HIP_RETURN_ONFAIL(hip_capture_check_supported());
@@ -165,7 +165,7 @@ hipError_t hipMallocArray(hipArray **array, const hipChannelFormatDesc *desc, si
     HIP_RETURN(array_create(array, &d));
 }
 
-hipError_t hipMalloc3DArray(hipArray **array, const struct hipChannelFormatDesc *desc,
+hipError_t hipMalloc3DArray(hipArray_t *array, const struct hipChannelFormatDesc *desc,
                             struct hipExtent extent, unsigned int flags) {
     HIP_INIT_API();
     HIP_RETURN_ONFAIL(hip_capture_check_supported());
@@ -177,7 +177,7 @@ hipError_t hipMalloc3DArray(hipArray **array, const struct hipChannelFormatDesc 
 
 /* ihipArrayDestroy: null or not an array is hipErrorInvalidValue; the null
  * streams of every device finish first */
-static hipError_t array_destroy(hipArray *array) {
+static hipError_t array_destroy(hipArray_t array) {
     if (!array || !hip_registry_remove(&arrays, array)) return hipErrorInvalidValue;
     stub_array_t *a = (stub_array_t *)(void *)array;
     hip_device_sync(-1);
@@ -186,13 +186,13 @@ static hipError_t array_destroy(hipArray *array) {
     return hipSuccess;
 }
 
-hipError_t hipFreeArray(hipArray *array) {
+hipError_t hipFreeArray(hipArray_t array) {
     HIP_INIT_API();
     HIP_RETURN_ONFAIL(hip_capture_check_supported());
     HIP_RETURN(array_destroy(array));
 }
 
-hipError_t hipArrayDestroy(hipArray *array) {
+hipError_t hipArrayDestroy(hipArray_t array) {
     HIP_INIT_API();
     HIP_RETURN_ONFAIL(hip_capture_check_supported());
     HIP_RETURN(array_destroy(array));
@@ -224,7 +224,7 @@ static hipError_t array_region(stub_array_t *a, size_t x, size_t y, size_t width
     return hipSuccess;
 }
 
-static hipError_t to_array(hipStream_t stream, hipArray *dst, size_t x, size_t y, const void *src,
+static hipError_t to_array(hipStream_t stream, hipArray_t dst, size_t x, size_t y, const void *src,
                            size_t spitch, size_t width, size_t height, hipMemcpyKind kind,
                            bool sync_api) {
     stub_array_t *a = array_of(dst);
@@ -251,7 +251,7 @@ static hipError_t from_array(hipStream_t stream, void *dst, size_t dpitch, hipAr
 }
 
 /* hipMemcpy2DToArray_common: a zero source pitch is hipErrorInvalidPitchValue */
-hipError_t hipMemcpy2DToArray(hipArray *dst, size_t wOffset, size_t hOffset, const void *src,
+hipError_t hipMemcpy2DToArray(hipArray_t dst, size_t wOffset, size_t hOffset, const void *src,
                               size_t spitch, size_t width, size_t height, hipMemcpyKind kind) {
     HIP_INIT_API();
     HIP_RETURN_ONFAIL(hip_capture_check_sync());
@@ -259,7 +259,7 @@ hipError_t hipMemcpy2DToArray(hipArray *dst, size_t wOffset, size_t hOffset, con
     HIP_RETURN(to_array(NULL, dst, wOffset, hOffset, src, spitch, width, height, kind, true));
 }
 
-hipError_t hipMemcpy2DToArray_spt(hipArray *dst, size_t wOffset, size_t hOffset, const void *src,
+hipError_t hipMemcpy2DToArray_spt(hipArray_t dst, size_t wOffset, size_t hOffset, const void *src,
                                   size_t spitch, size_t width, size_t height, hipMemcpyKind kind) {
     HIP_INIT_API();
     HIP_RETURN_ONFAIL(hip_capture_check_sync());
@@ -268,7 +268,7 @@ hipError_t hipMemcpy2DToArray_spt(hipArray *dst, size_t wOffset, size_t hOffset,
                         kind, true));
 }
 
-hipError_t hipMemcpy2DToArrayAsync(hipArray *dst, size_t wOffset, size_t hOffset, const void *src,
+hipError_t hipMemcpy2DToArrayAsync(hipArray_t dst, size_t wOffset, size_t hOffset, const void *src,
                                    size_t spitch, size_t width, size_t height, hipMemcpyKind kind,
                                    hipStream_t stream) {
     HIP_INIT_API();
@@ -303,7 +303,7 @@ hipError_t hipMemcpy2DFromArrayAsync(void *dst, size_t dpitch, hipArray_const_t 
 }
 
 /* deprecated: count bytes as rows of count / height bytes (hipamd's split) */
-hipError_t hipMemcpyToArray(hipArray *dst, size_t wOffset, size_t hOffset, const void *src,
+hipError_t hipMemcpyToArray(hipArray_t dst, size_t wOffset, size_t hOffset, const void *src,
                             size_t count, hipMemcpyKind kind) {
     HIP_INIT_API();
     HIP_RETURN_ONFAIL(hip_capture_check_sync());
@@ -326,7 +326,7 @@ hipError_t hipMemcpyFromArray(void *dst, hipArray_const_t srcArray, size_t wOffs
 }
 
 /* ihipMemcpyHtoAValidate: host and array must be given; offset and count in bytes */
-hipError_t hipMemcpyHtoA(hipArray *dstArray, size_t dstOffset, const void *srcHost, size_t count) {
+hipError_t hipMemcpyHtoA(hipArray_t dstArray, size_t dstOffset, const void *srcHost, size_t count) {
     HIP_INIT_API();
     HIP_RETURN_ONFAIL(hip_capture_check_sync());
     if (!srcHost || !array_of(dstArray)) HIP_RETURN(hipErrorInvalidValue);
@@ -334,7 +334,7 @@ hipError_t hipMemcpyHtoA(hipArray *dstArray, size_t dstOffset, const void *srcHo
                         true));
 }
 
-hipError_t hipMemcpyAtoH(void *dst, hipArray *srcArray, size_t srcOffset, size_t count) {
+hipError_t hipMemcpyAtoH(void *dst, hipArray_t srcArray, size_t srcOffset, size_t count) {
     HIP_INIT_API();
     HIP_RETURN_ONFAIL(hip_capture_check_sync());
     if (!dst || !array_of(srcArray)) HIP_RETURN(hipErrorInvalidValue);

@@ -52,8 +52,8 @@ hiprtcResult hiprtcVersion(int *major, int *minor) {
 
 /* a null src is INVALID_INPUT (5.2 builds a std::string from it and crashes) */
 hiprtcResult hiprtcCreateProgram(hiprtcProgram *prog, const char *src, const char *name,
-                                 int numHeaders, const char **headers,
-                                 const char **includeNames) {
+                                 int numHeaders, ROCPY_ARG_hiprtcCreateProgram__headers headers,
+                                 ROCPY_ARG_hiprtcCreateProgram__headers includeNames) {
     (void)name;
     if (!prog) return HIPRTC_ERROR_INVALID_PROGRAM;
     if (numHeaders < 0) return HIPRTC_ERROR_INVALID_INPUT;
@@ -88,7 +88,8 @@ hiprtcResult hiprtcAddNameExpression(hiprtcProgram prog, const char *name_expres
     return HIPRTC_SUCCESS;
 }
 
-hiprtcResult hiprtcCompileProgram(hiprtcProgram prog, int numOptions, const char **options) {
+hiprtcResult hiprtcCompileProgram(hiprtcProgram prog, int numOptions,
+                                  ROCPY_ARG_hiprtcCompileProgram__options options) {
     stub_rtc_program_t *p = program(prog);
     if (!p) return HIPRTC_ERROR_INVALID_PROGRAM;
     if (numOptions < 0 || (numOptions > 0 && !options)) return HIPRTC_ERROR_INVALID_INPUT;

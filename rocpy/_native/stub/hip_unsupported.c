@@ -80,10 +80,12 @@ static const struct {
     {"hipMipmappedArrayCreate", ROCPY_UNSUPPORTED_MIPMAP},
     {"hipMipmappedArrayDestroy", ROCPY_UNSUPPORTED_MIPMAP},
     {"hipMipmappedArrayGetLevel", ROCPY_UNSUPPORTED_MIPMAP},
+#ifdef ROCPY_HAVE_hipRegisterApiCallback   /* the tracing callbacks: gone from HIP 5.7's headers */
     {"hipRegisterApiCallback", ROCPY_UNSUPPORTED_TRACE},
     {"hipRemoveApiCallback", ROCPY_UNSUPPORTED_TRACE},
     {"hipRegisterActivityCallback", ROCPY_UNSUPPORTED_TRACE},
     {"hipRemoveActivityCallback", ROCPY_UNSUPPORTED_TRACE},
+#endif
     {"hipMemAddressFree", ROCPY_UNSUPPORTED_VMM},
     {"hipMemAddressReserve", ROCPY_UNSUPPORTED_VMM},
     {"hipMemCreate", ROCPY_UNSUPPORTED_VMM},
@@ -97,9 +99,11 @@ static const struct {
     {"hipMemRetainAllocationHandle", ROCPY_UNSUPPORTED_VMM},
     {"hipMemSetAccess", ROCPY_UNSUPPORTED_VMM},
     {"hipMemUnmap", ROCPY_UNSUPPORTED_VMM},
+#ifdef ROCPY_HAVE_hipGLDeviceList    /* where the runtime API headers declare the GL calls */
     {"hipGLGetDevices", ROCPY_UNSUPPORTED_GL},
     {"hipGraphicsGLRegisterBuffer", ROCPY_UNSUPPORTED_GL},
     {"hipGraphicsGLRegisterImage", ROCPY_UNSUPPORTED_GL},
+#endif
     {"hipGraphicsMapResources", ROCPY_UNSUPPORTED_GL},
     {"hipGraphicsSubResourceGetMappedArray", ROCPY_UNSUPPORTED_GL},
     {"hipGraphicsResourceGetMappedPointer", ROCPY_UNSUPPORTED_GL},
@@ -357,6 +361,7 @@ hipError_t hipMipmappedArrayGetLevel(hipArray_t *pLevelArray, hipMipmappedArray_
     UNSUPPORTED(ROCPY_UNSUPPORTED_MIPMAP);
 }
 
+#ifdef ROCPY_HAVE_hipRegisterApiCallback
 hipError_t hipRegisterApiCallback(uint32_t id, void *fun, void *arg) {
     UNSUPPORTED(ROCPY_UNSUPPORTED_TRACE);
 }
@@ -372,6 +377,7 @@ hipError_t hipRegisterActivityCallback(uint32_t id, void *fun, void *arg) {
 hipError_t hipRemoveActivityCallback(uint32_t id) {
     UNSUPPORTED(ROCPY_UNSUPPORTED_TRACE);
 }
+#endif
 
 hipError_t hipMemAddressFree(void *devPtr, size_t size) {
     UNSUPPORTED(ROCPY_UNSUPPORTED_VMM);
@@ -425,6 +431,7 @@ hipError_t hipMemUnmap(void *ptr, size_t size) {
     UNSUPPORTED(ROCPY_UNSUPPORTED_VMM);
 }
 
+#ifdef ROCPY_HAVE_hipGLDeviceList
 hipError_t hipGLGetDevices(unsigned int *pHipDeviceCount, int *pHipDevices, unsigned int hipDeviceCount, hipGLDeviceList deviceList) {
     UNSUPPORTED(ROCPY_UNSUPPORTED_GL);
 }
@@ -436,6 +443,7 @@ hipError_t hipGraphicsGLRegisterBuffer(hipGraphicsResource **resource, GLuint bu
 hipError_t hipGraphicsGLRegisterImage(hipGraphicsResource **resource, GLuint image, GLenum target, unsigned int flags) {
     UNSUPPORTED(ROCPY_UNSUPPORTED_GL);
 }
+#endif
 
 hipError_t hipGraphicsMapResources(int count, hipGraphicsResource_t *resources, hipStream_t stream) {
     UNSUPPORTED(ROCPY_UNSUPPORTED_GL);
