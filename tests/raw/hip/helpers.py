@@ -154,3 +154,9 @@ class HostLog:
 
     def host_fn(self, tag, delay: float = 0.0):
         return self._callback(tag, delay)
+
+
+def memory_type(attrs) -> int:
+    """hipPointerAttribute_t's memory type: ``memoryType`` until HIP 6.0 named it
+    ``type`` (5.7 has both, in a union)."""
+    return attrs.type if hasattr(attrs, "type") else attrs.memoryType

@@ -129,6 +129,10 @@ def test_driver_array_create_negative():
 
 # 5.2's public hipArray fields, as ihipArrayCreate fills them
 def test_array_fields_as_hipamd_fills_them():
+    try:
+        ffi.sizeof("struct hipArray")
+    except ffi.error:
+        pytest.skip("these headers make hipArray opaque (HIP 6+): no public fields to check")
     a = ffi.new("hipArray_t *")
     ok(lib.hipArrayCreate(a, driver_desc(20, 3, lib.HIP_AD_FORMAT_UNSIGNED_INT16, 2)))
     arr = a[0]

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .helpers import (BACKEND, HostLog, check, ffi, hipamd, host_malloc, lib, malloc, ok,
-                      stream, stub_only)
+from .helpers import (BACKEND, HostLog, check, ffi, hipamd, host_malloc, lib, malloc,
+                      memory_type, ok, stream, stub_only)
 
 
 def mem_info():
@@ -177,12 +177,6 @@ def test_managed_memory():
     if BACKEND != "nvidia":   # CUDA accepts a zero-size managed allocation
         check(lib.hipMallocManaged(q, 0, lib.hipMemAttachGlobal), "hipErrorInvalidValue")
     check(lib.hipMallocManaged(ffi.NULL, 64, lib.hipMemAttachGlobal), "hipErrorInvalidValue")
-
-
-def memory_type(attrs) -> int:
-    """hipPointerAttribute_t's memory type: ``memoryType`` until HIP 6.0 named it
-    ``type`` (5.7 has both, in a union)."""
-    return attrs.type if hasattr(attrs, "type") else attrs.memoryType
 
 
 # hipamd-specific: hipPointerAttribute_t for each kind of memory

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .helpers import check, ffi, hipamd, lib, ok, stream
+from .helpers import check, ffi, hipamd, lib, memory_type, ok, stream
 
 SIZE_MAX = (1 << 64) - 1
 HT_PITCH = "hip-tests catch/unit/memory/hipMallocPitch.cc"
@@ -50,7 +50,7 @@ def test_malloc_pitch_pads_rows_and_is_device_memory():
     assert (out == data).all()
     attrs = ffi.new("hipPointerAttribute_t *")
     ok(lib.hipPointerGetAttributes(attrs, p[0]))
-    assert attrs.memoryType == lib.hipMemoryTypeDevice
+    assert memory_type(attrs) == lib.hipMemoryTypeDevice
     ok(lib.hipFree(p[0]))
 
 

