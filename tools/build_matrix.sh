@@ -26,7 +26,7 @@ for pins in "$@"; do
   "${PYTHON:-python3}" -m venv "$venv" || {
     echo "rocpy: cannot make a venv (Debian: apt-get install python3-venv)" >&2; exit 1; }
   # shellcheck disable=SC2086  # the pins are separate words
-  "$venv/bin/python" -m pip install -q $pins pyelftools setuptools wheel pytest numpy msgpack zstandard
+  "$venv/bin/python" -m pip install -q $pins pyelftools "setuptools>=77" wheel pytest numpy msgpack zstandard
   echo "rocpy: $("$venv/bin/python" -c 'import cffi, pycparser; print("cffi", cffi.__version__, "pycparser", pycparser.__version__)')"
   PYTHON=$venv/bin/python ROCPY_OTHER_HEADERS_DIR=$venv/tree bash "$repo/tools/other_headers.sh" "$include" tests/build
 done
