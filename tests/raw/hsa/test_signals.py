@@ -99,8 +99,8 @@ def test_every_change_wakes_a_blocked_waiter(sig, waker):
 
 @pytest.mark.parametrize("cond,final", [("ne", 11), ("lt", 9), ("gte", 12)])
 def test_conditions_block_until_met(sig, cond, final):
-    t = later(0.05, lib.hsa_signal_store_relaxed, sig, final)
-    start = time.monotonic()
+    start = time.monotonic()      # before the waker starts: a descheduled main thread
+    t = later(0.05, lib.hsa_signal_store_relaxed, sig, final)   # cannot shorten what it sees
     assert lib.hsa_signal_wait_relaxed(sig, C[cond], {"ne": 10, "lt": 10, "gte": 12}[cond], 5 * SECOND,
                                        lib.HSA_WAIT_STATE_BLOCKED) == final
     assert time.monotonic() - start >= 0.04
