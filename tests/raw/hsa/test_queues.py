@@ -385,6 +385,10 @@ def test_v5_hidden_buffers_left_zero_fault(hip_kernel):
     # vadd built for code object v5 declares hidden_hostcall_buffer, _heap_v1 and
     # _queue_ptr: zeros there are null dereferences on a GPU (ROCclr fills them)
     path = hip_kernel("vadd", flags=("-mcode-object-version=5",))
+    data = open(path, "rb").read()         # the metadata note names the kinds in plain text
+    if not any(kind in data for kind in (b"hidden_hostcall_buffer", b"hidden_heap_v1",
+                                         b"hidden_queue_ptr")):
+        pytest.skip("this compiler declares none of them for vadd (clang 17 drops the unused ones)")
     proc = run_python("""
     import time
     gpu, cpu = gpu_agents()[0], cpu_agent()
