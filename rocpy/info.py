@@ -97,6 +97,9 @@ def _versions(errors: _Errors, backend: str) -> dict[str, Any]:
     out["hip_driver"] = hip_version_text(driver, backend)
     out["hip_driver_number"] = driver
     out["hip_headers"] = hip_version_text(headers, "amd") if headers else None
+    if backend == "stub":   # the releases the stub emulates: HIP's and ROCr's may differ
+        from . import stub
+        out["stub_rocm"] = {"hip": "%d.%d" % stub.rocm_version(), "hsa": "%d.%d" % stub.hsa_version()}
     return out
 
 

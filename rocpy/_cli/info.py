@@ -220,6 +220,8 @@ def _backend_lines(data: dict[str, Any], p: Printer) -> None:
         parts.append(f"built against HIP {v['hip_headers']}")
     if v.get("hsa"):
         parts.append(f"HSA {v['hsa']} ({v.get('hsa_build') or 'build unknown'})")
+    if v.get("stub_rocm"):
+        parts.append("emulating ROCm {hip} (HIP), {hsa} (HSA)".format(**v["stub_rocm"]))
     if parts:
         p.line("  versions: " + ", ".join(parts))
     libs = b.get("libraries") or {}

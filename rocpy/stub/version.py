@@ -1,8 +1,11 @@
 """Which ROCm release the stub runtime behaves as (``stub_version.c``).
 
 The stub follows the release of the headers it was built against, or the one
-``ROCPY_STUB_ROCM=<major>.<minor>`` names (read once, when the stub first
-needs it).  Behaviour that differs between releases is one row of the stub's
+``ROCPY_STUB_ROCM=<major>.<minor>`` names for both halves (read once, when the
+stub first needs it).  The HIP half follows ``HIP_VERSION``, the HSA half the
+HSA headers' own release (``HSA_AMD_INTERFACE_VERSION_MINOR``): the two differ
+where a distribution pairs headers of two ROCm releases (Debian 13: HIP 5.7,
+ROCr 6.1).  Behaviour that differs between releases is one row of the stub's
 rules table each; :func:`rules` lists them.
 """
 from __future__ import annotations
@@ -27,7 +30,7 @@ def _release(code: int) -> tuple[int, int]:
 
 
 def rocm_version() -> tuple[int, int]:
-    """The emulated ROCm release as ``(major, minor)``."""
+    """The ROCm release the HIP half emulates, as ``(major, minor)``."""
     _, lib = _stub()
     return _release(lib.rocpy_stub_rocm_version())
 
@@ -36,6 +39,18 @@ def built_version() -> tuple[int, int]:
     """The release of the HIP headers the stub was compiled against."""
     _, lib = _stub()
     return _release(lib.rocpy_stub_rocm_built())
+
+
+def hsa_version() -> tuple[int, int]:
+    """The ROCm release the HSA half (ROCr) emulates, as ``(major, minor)``."""
+    _, lib = _stub()
+    return _release(lib.rocpy_stub_hsa_version())
+
+
+def built_hsa_version() -> tuple[int, int]:
+    """The release of the HSA headers the stub was compiled against."""
+    _, lib = _stub()
+    return _release(lib.rocpy_stub_hsa_built())
 
 
 def rules() -> list[Rule]:

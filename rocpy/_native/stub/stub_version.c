@@ -119,21 +119,54 @@ static const attribute_row_t attributes[] = {
     {STUB_HSA_SYSTEM_INFO, STUB_AMD_SYSTEM_INFO_EXT_VERSION_MINOR, RELEASE(6, 1)},
 };
 
-/* HSA_AMD_INTERFACE_VERSION_MINOR in hsa_ext_amd.h at the tags (6.0 and
- * earlier cannot be asked: the attribute arrived in 6.1) */
-static const struct { int since; unsigned minor; } interface_minor[] = {
-    {RELEASE(6, 1), 4}, {RELEASE(6, 2), 6}, {RELEASE(7, 0), 11},
+/* HSA_AMD_INTERFACE_VERSION_MINOR of hsa_ext_amd.h, the releases that
+ * shipped it (first, last), read at ROCm/ROCR-Runtime's tags rocm-5.0.0 ...
+ * rocm-6.2.4 and branch rocm-rel-6.3.0.1, ROCm/rocm-systems
+ * release/rocm-rel-7.0, and the 6.4 and 7.2 header trees assembled from
+ * ROCm's sources (7.1's is not known: 7.0's row stops at 7.0).  The HSA half
+ * emulates the release of the HSA headers it was built against, read here
+ * from their own macro, since HIP and HSA headers need not come from one
+ * release (Debian 13 pairs HIP 5.7 with ROCr 6.1). */
+typedef struct interface_row { unsigned minor; int first, last; } interface_row_t;
+
+static const interface_row_t interface_minor[] = {
+    {0, RELEASE(5, 0), RELEASE(5, 5)}, {1, RELEASE(5, 6), RELEASE(5, 6)},
+    {3, RELEASE(5, 7), RELEASE(5, 7)}, {4, RELEASE(6, 0), RELEASE(6, 1)},
+    {6, RELEASE(6, 2), RELEASE(6, 3)}, {7, RELEASE(6, 4), RELEASE(6, 4)},
+    {11, RELEASE(7, 0), RELEASE(7, 0)}, {15, RELEASE(7, 2), RELEASE(7, 2)},
 };
+#define INTERFACE_ROWS (sizeof interface_minor / sizeof interface_minor[0])
 
 #define BUILT RELEASE(HIP_VERSION_MAJOR, HIP_VERSION_MINOR)
 
+#ifdef HSA_AMD_INTERFACE_VERSION_MINOR
+#define HSA_HEADERS_MINOR HSA_AMD_INTERFACE_VERSION_MINOR
+#else
+#define HSA_HEADERS_MINOR 0
+#endif
+
+/* The HSA headers' release: HIP's when HIP's release shipped this interface
+ * minor (headers of one ROCm), else the newest release that shipped it (the
+ * headers declare everything that one answers); a minor missing from the
+ * table counts as the newest row at or below it. */
+static int hsa_built(void) {
+    const interface_row_t *row = &interface_minor[0];
+    for (size_t i = 0; i < INTERFACE_ROWS; i++)
+        if (interface_minor[i].minor <= HSA_HEADERS_MINOR) row = &interface_minor[i];
+    if (row->minor == HSA_HEADERS_MINOR && BUILT >= row->first && BUILT <= row->last) return BUILT;
+    if (row->minor != HSA_HEADERS_MINOR && BUILT >= row->first) return BUILT;
+    return row->last;
+}
+
 static int emulated = BUILT;
+static int emulated_hsa = 0;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 /* ROCPY_STUB_ROCM: "<major>.<minor>" (a ".patch" tail is allowed and
- * ignored), a release from 5.0 to 7.x; anything else is refused loudly, as a
- * silent fallback would test the wrong release. */
+ * ignored), a release from 5.0 to 7.x, for both halves; anything else is
+ * refused loudly, as a silent fallback would test the wrong release. */
 static void read_environment(void) {
+    emulated_hsa = hsa_built();
     const char *env = getenv("ROCPY_STUB_ROCM");
     if (!env || !*env) return;
     char *end;
@@ -155,12 +188,17 @@ static void read_environment(void) {
                 "emulates: expected <major>.<minor> from 5.0 to 7.x, e.g. 6.2\n", env);
         abort();
     }
-    emulated = (int)RELEASE(major, minor);
+    emulated = emulated_hsa = (int)RELEASE(major, minor);
 }
 
 static int release(void) {
     pthread_once(&once, read_environment);
     return emulated;
+}
+
+static int hsa_release(void) {
+    pthread_once(&once, read_environment);
+    return emulated_hsa;
 }
 
 bool stub_rule(stub_rule_t rule) {
@@ -172,14 +210,16 @@ bool stub_rule(stub_rule_t rule) {
 bool stub_hsa_attribute_known(stub_hsa_info_kind_t kind, int attribute) {
     for (size_t i = 0; i < sizeof attributes / sizeof attributes[0]; i++)
         if (attributes[i].kind == kind && attributes[i].attribute == attribute)
-            return release() >= attributes[i].since;
+            return hsa_release() >= attributes[i].since;
     return true;
 }
 
 unsigned stub_hsa_interface_minor(void) {
+    int r = hsa_release();
+    if (r == hsa_built()) return HSA_HEADERS_MINOR;
     unsigned minor = 0;
-    for (size_t i = 0; i < sizeof interface_minor / sizeof interface_minor[0]; i++)
-        if (release() >= interface_minor[i].since) minor = interface_minor[i].minor;
+    for (size_t i = 0; i < INTERFACE_ROWS; i++)
+        if (r >= interface_minor[i].first) minor = interface_minor[i].minor;
     return minor;
 }
 
@@ -191,6 +231,10 @@ int stub_hip_version(void) {
 int rocpy_stub_rocm_version(void) { return release(); }
 
 int rocpy_stub_rocm_built(void) { return BUILT; }
+
+int rocpy_stub_hsa_version(void) { return hsa_release(); }
+
+int rocpy_stub_hsa_built(void) { return hsa_built(); }
 
 int rocpy_stub_rule_count(void) { return STUB_RULE_COUNT; }
 

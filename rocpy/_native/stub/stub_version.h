@@ -2,8 +2,9 @@
  * releases (stub_version.c holds the one table of them).
  *
  * The emulated release is the one of the headers the stub was compiled
- * against (HIP_VERSION_MAJOR/MINOR), unless ROCPY_STUB_ROCM=<major>.<minor>
- * names another; it is read once, at the first question.  Code elsewhere in
+ * against: HIP_VERSION_MAJOR/MINOR for the HIP half, the release of
+ * HSA_AMD_INTERFACE_VERSION_MINOR for the HSA half (the two may differ, as on
+ * Debian 13), unless ROCPY_STUB_ROCM=<major>.<minor> names one for both; it is read once, at the first question.  Code elsewhere in
  * the stub never compares versions: it asks stub_rule(STUB_RULE_...) or
  * stub_hsa_attribute_known(), so each behaviour change is one table row
  * naming the release where it changed and the upstream function.
@@ -19,6 +20,11 @@
 int rocpy_stub_rocm_version(void);
 /* The release of the headers the stub was built against, the same way. */
 int rocpy_stub_rocm_built(void);
+/* The HSA half's: ROCr's behaviour follows the HSA headers' release
+ * (HSA_AMD_INTERFACE_VERSION_MINOR; HIP's when the two came from one ROCm),
+ * or ROCPY_STUB_ROCM when it is set, for both halves. */
+int rocpy_stub_hsa_version(void);
+int rocpy_stub_hsa_built(void);
 /* The rules table: number of rows, and row i's name, the releases (major *
  * 100 + minor) from which and until which (0: still) it holds, and its
  * upstream source; 0 when i is out of range. */

@@ -84,7 +84,7 @@ def test_gpu_amd_info(gpu):
 # attributes newer than the 5.2 headers, by release: test_versions.py
 
 
-@pytest.mark.skipif(not at_least(5, 3), reason="HSA_AMD_AGENT_INFO_MEMORY_AVAIL arrived in ROCr 5.3")
+@pytest.mark.skipif(not at_least(5, 3, hsa=True), reason="HSA_AMD_AGENT_INFO_MEMORY_AVAIL arrived in ROCr 5.3")
 def test_memory_avail_follows_allocations(gpu):
     from hsa_raw import allocate, find_pool
     total = agent_info(gpu, 0xA015, "uint64_t*")[0]                    # MEMORY_AVAIL

@@ -39,7 +39,7 @@ def test_dispatch_times(gpu, cpu, kernel_path):
     base = 1 << 52                                      # past the stub's offsets
     check(lib.hsa_amd_profiling_convert_tick_to_system_domain(gpu, base, system))
     t0 = system[0]
-    if at_least(5, 3):                                  # HSA_AMD_AGENT_INFO_TIMESTAMP_FREQUENCY arrived in 5.3
+    if at_least(5, 3, hsa=True):                                  # HSA_AMD_AGENT_INFO_TIMESTAMP_FREQUENCY arrived in 5.3
         freq = ffi.new("uint64_t*")
         check(lib.hsa_agent_get_info(gpu, 0xA016, freq))
         assert freq[0] != 10**9

@@ -47,20 +47,20 @@ POOL = [
 @pytest.mark.parametrize("name,value,since,ctype", AGENT, ids=[a[0] for a in AGENT])
 def test_agent_attribute_by_release(gpu, name, value, since, ctype):
     out = ffi.new(ctype)
-    check(lib.hsa_agent_get_info(gpu, value, out), expect({(5, 2): INVALID, since: 0}))
+    check(lib.hsa_agent_get_info(gpu, value, out), expect({(5, 2): INVALID, since: 0}, hsa=True))
 
 
 @pytest.mark.parametrize("name,value,since,ctype", SYSTEM, ids=[a[0] for a in SYSTEM])
 def test_system_attribute_by_release(rt, name, value, since, ctype):
     out = ffi.new(ctype)
-    check(lib.hsa_system_get_info(value, out), expect({(5, 2): INVALID, since: 0}))
+    check(lib.hsa_system_get_info(value, out), expect({(5, 2): INVALID, since: 0}, hsa=True))
 
 
 @pytest.mark.parametrize("name,value,since,ctype", POOL, ids=[a[0] for a in POOL])
 def test_pool_attribute_by_release(gpu, name, value, since, ctype):
     out = ffi.new(ctype)
     check(lib.hsa_amd_memory_pool_get_info(find_pool(gpu), value, out),
-          expect({(5, 2): INVALID, since: 0}))
+          expect({(5, 2): INVALID, since: 0}, hsa=True))
 
 
 def test_attributes_of_every_release_are_answered(gpu):
@@ -69,16 +69,16 @@ def test_attributes_of_every_release_are_answered(gpu):
     check(lib.hsa_agent_get_info(gpu, 0xA1FF, ffi.new("char[64]")), INVALID)
 
 
-@pytest.mark.skipif(not at_least(6, 1), reason="HSA_AMD_SYSTEM_INFO_EXT_VERSION_* arrived in ROCr 6.1")
+@pytest.mark.skipif(not at_least(6, 1, hsa=True), reason="HSA_AMD_SYSTEM_INFO_EXT_VERSION_* arrived in ROCr 6.1")
 def test_interface_version_is_the_release_ones(rt):
     major, minor = ffi.new("uint16_t*"), ffi.new("uint16_t*")
     check(lib.hsa_system_get_info(0x207, major))
     check(lib.hsa_system_get_info(0x208, minor))
     # HSA_AMD_INTERFACE_VERSION_MINOR of hsa_ext_amd.h: 6.1 -> 4, 6.2 -> 6, 7.0 -> 11
-    assert (major[0], minor[0]) == (1, expect({(6, 1): 4, (6, 2): 6, (7, 0): 11}))
+    assert (major[0], minor[0]) == (1, expect({(6, 1): 4, (6, 2): 6, (6, 4): 7, (7, 0): 11, (7, 2): 15}, hsa=True))
 
 
-@pytest.mark.skipif(not at_least(6, 0), reason="HSA_AMD_AGENT_INFO_NEAREST_CPU arrived in ROCr 6.0")
+@pytest.mark.skipif(not at_least(6, 0, hsa=True), reason="HSA_AMD_AGENT_INFO_NEAREST_CPU arrived in ROCr 6.0")
 def test_newer_agent_attributes_values(gpu, cpu):
     out = ffi.new("hsa_agent_t*")
     check(lib.hsa_agent_get_info(gpu, 0xA113, out))
@@ -91,7 +91,7 @@ def test_newer_agent_attributes_values(gpu, cpu):
     assert xcc[0] == 1
 
 
-@pytest.mark.skipif(not at_least(5, 5), reason="HSA_AMD_MEMORY_POOL_INFO_LOCATION arrived in ROCr 5.5")
+@pytest.mark.skipif(not at_least(5, 5, hsa=True), reason="HSA_AMD_MEMORY_POOL_INFO_LOCATION arrived in ROCr 5.5")
 def test_pool_location_values(gpu):
     from hsa_raw import pools
     coarse, _fine, lds = pools(gpu)
