@@ -55,6 +55,9 @@ def test_json_stub_is_a_simulation_with_hsa_agents_and_pools(cli):
     assert hsa["available"] is True
     assert hsa["system"]["version"] == "1.1"
     assert data["versions"]["hsa"] == "1.1"
+    from rocpy import stub      # the releases the two halves emulate (they may differ)
+    assert data["versions"]["stub_rocm"] == {"hip": "%d.%d" % stub.rocm_version(),
+                                             "hsa": "%d.%d" % stub.hsa_version()}
     types = [a["type"] for a in hsa["agents"]]
     assert "cpu" in types and "gpu" in types
     gpu = next(a for a in hsa["agents"] if a["type"] == "gpu")

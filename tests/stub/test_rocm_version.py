@@ -80,3 +80,36 @@ def test_rocm_version_needs_the_stub(monkeypatch):
     monkeypatch.setattr(_backend, "current", lambda: Real())
     with pytest.raises(RuntimeError, match="the backend is 'amd'"):
         stub.rocm_version()
+
+
+# HSA_AMD_INTERFACE_VERSION_MINOR -> the releases whose hsa_ext_amd.h has it
+# (ROCR-Runtime tags rocm-5.0.0 ... rocm-6.2.4, rocm-rel-6.3.0.1; rocm-systems
+# release/rocm-rel-7.0; the 6.4 and 7.2 trees from ROCm's sources)
+INTERFACE_MINOR = {0: ((5, 0), (5, 5)), 1: ((5, 6), (5, 6)), 3: ((5, 7), (5, 7)),
+                   4: ((6, 0), (6, 1)), 6: ((6, 2), (6, 3)), 7: ((6, 4), (6, 4)),
+                   11: ((7, 0), (7, 0)), 15: ((7, 2), (7, 2))}
+
+
+def test_the_hsa_half_follows_the_hsa_headers():
+    from rocpy import hsa, stub
+    minor = getattr(hsa.lib, "HSA_AMD_INTERFACE_VERSION_MINOR", 0)
+    if minor not in INTERFACE_MINOR:
+        pytest.skip(f"HSA interface minor {minor}: not in the table of known releases")
+    first, last = INTERFACE_MINOR[minor]
+    hip_release = stub.built_version()
+    # headers of one ROCm: HIP's release; a mixed pair (Debian 13: HIP 5.7 with
+    # ROCr 6.1's headers, minor 4): the newest release with that minor
+    assert stub.built_hsa_version() == (hip_release if first <= hip_release <= last else last)
+    if "ROCPY_STUB_ROCM" not in os.environ:
+        assert stub.hsa_version() == stub.built_hsa_version()
+        assert stub.rocm_version() == hip_release
+
+
+def test_rocpy_stub_rocm_sets_both_halves():
+    env = {k: v for k, v in os.environ.items() if k != "ROCPY_STUB_ROCM"}
+    env.update(ROCPY_STUB_ROCM="6.2", ROCPY_BACKEND="stub")
+    out = subprocess.run([sys.executable, "-c", "from rocpy import stub; "
+                          "print(stub.rocm_version(), stub.hsa_version())"],
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["(6,", "2)", "(6,", "2)"]

@@ -4,8 +4,8 @@
  * Memory: a handle names a device allocation of this process (its base,
  * size and the pointer's offset, as ihipIpcMemHandle_t's psize/poffset).
  * hipIpcOpenMemHandle in the process that made the handle maps the same
- * memory (the stub returns the allocation's own address where ROCr maps a
- * second one); a handle from another process cannot be opened: the stub's
+ * memory up to 5.4 (the stub returns the allocation's own address where ROCr
+ * maps a second one), is refused from 5.5 (stub_version.c); a handle from another process cannot be opened: the stub's
  * device memory is private to its process (hipErrorNotSupported, listed in
  * hip_unsupported.c).
  *
@@ -48,7 +48,8 @@ hipError_t hipIpcGetMemHandle(hipIpcMemHandle_t *handle, void *devPtr) {
     stub_alloc_t a;
     /* ROCclr's IpcCreate: device memory only */
     if (!stub_mem_find(devPtr, &a) || a.kind != STUB_MEM_DEVICE || a.tag)
-        HIP_RETURN(hipErrorInvalidDevicePointer);
+        HIP_RETURN(stub_rule(STUB_RULE_IPC_GET_MEM_HANDLE_INVALID_VALUE) ? hipErrorInvalidValue
+                                                                         : hipErrorInvalidDevicePointer);
     ipc_mem_handle_t h = {IPC_MEM_MAGIC, (int32_t)getpid(), a.base, a.size,
                           (uintptr_t)devPtr - a.base};
     memset(handle, 0, sizeof *handle);
@@ -63,7 +64,9 @@ hipError_t hipIpcOpenMemHandle(void **devPtr, hipIpcMemHandle_t handle, unsigned
     memcpy(&h, &handle, sizeof h);
     if (h.psize == 0) HIP_RETURN(hipErrorInvalidValue);
     if (h.magic != IPC_MEM_MAGIC) HIP_RETURN(hipErrorInvalidDevicePointer);
-    if (h.pid != (int32_t)getpid()) HIP_RETURN(hipErrorNotSupported);
+    bool own = h.pid == (int32_t)getpid();
+    if (own && stub_rule(STUB_RULE_IPC_OPEN_OWN_MEM_HANDLE_REFUSED)) HIP_RETURN(hipErrorInvalidContext);
+    if (!own) HIP_RETURN(hipErrorNotSupported);
     stub_alloc_t a;
     /* IpcAttach fails for memory freed since (or a forged handle) */
     if (!stub_mem_find((void *)(uintptr_t)h.base, &a) || a.base != h.base || a.size != h.psize)
@@ -77,8 +80,7 @@ hipError_t hipIpcOpenMemHandle(void **devPtr, hipIpcMemHandle_t handle, unsigned
     HIP_RETURN(hipSuccess);
 }
 
-/* the null stream finishes first; a pointer not opened is
- * hipErrorInvalidHandle (IpcDetach fails) */
+/* the null stream finishes first; a pointer not opened fails IpcDetach */
 hipError_t hipIpcCloseMemHandle(void *devPtr) {
     HIP_INIT_API();
     hip_stream_sync(hip_current_dev()->null_stream);
@@ -86,7 +88,9 @@ hipError_t hipIpcCloseMemHandle(void *devPtr) {
     pthread_mutex_lock(&opened_lock);
     bool found = hip_ptrvec_remove(&opened, devPtr);
     pthread_mutex_unlock(&opened_lock);
-    HIP_RETURN(found ? hipSuccess : hipErrorInvalidHandle);
+    if (found) HIP_RETURN(hipSuccess);
+    HIP_RETURN(stub_rule(STUB_RULE_IPC_CLOSE_UNKNOWN_INVALID_VALUE) ? hipErrorInvalidValue
+                                                                    : hipErrorInvalidHandle);
 }
 
 /* ---- events ----------------------------------------------------------- */

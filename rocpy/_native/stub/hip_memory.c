@@ -149,11 +149,12 @@ hipError_t hipMallocManaged(void **dev_ptr, size_t size, unsigned int flags) {
 hipError_t hipHostRegister(void *hostPtr, size_t sizeBytes, unsigned int flags) {
     HIP_INIT_API();
     HIP_RETURN_ONFAIL(hip_capture_check_supported());
-    if (!hostPtr || sizeBytes == 0 || flags > 15) HIP_RETURN(hipErrorInvalidValue);
-    /* ROCclr's Buffer::create fails to lock a range no memory backs:
-     * hipErrorOutOfMemory (hipamd ihipHostRegister) */
+    if (!hostPtr || sizeBytes == 0) HIP_RETURN(hipErrorInvalidValue);
+    if (flags > 15 && stub_rule(STUB_RULE_HOST_REGISTER_FLAGS_CHECKED)) HIP_RETURN(hipErrorInvalidValue);
+    /* ROCclr's Buffer::create fails to lock a range no memory backs */
     if (!host_size_ok(sizeBytes) || (uintptr_t)hostPtr > UINTPTR_MAX - sizeBytes)
-        HIP_RETURN(hipErrorOutOfMemory);
+        HIP_RETURN(stub_rule(STUB_RULE_HOST_REGISTER_FAILURE_INVALID_VALUE) ? hipErrorInvalidValue
+                                                                            : hipErrorOutOfMemory);
     stub_alloc_t a;
     if (stub_mem_find(hostPtr, &a) ||
         stub_mem_find((const char *)hostPtr + sizeBytes - 1, &a))

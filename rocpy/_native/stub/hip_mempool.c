@@ -195,7 +195,10 @@ void hip_mempool_device_reset(int device) {
 hipError_t hipDeviceGetDefaultMemPool(hipMemPool_t *mem_pool, int device) {
     HIP_INIT_API();
     pthread_once(&defaults_once, make_defaults);
-    if (!mem_pool || device < 0 || device >= hip_device_count()) HIP_RETURN(hipErrorInvalidValue);
+    if (!mem_pool) HIP_RETURN(hipErrorInvalidValue);
+    if (device < 0 || device >= hip_device_count())
+        HIP_RETURN(stub_rule(STUB_RULE_DEFAULT_MEM_POOL_INVALID_DEVICE) ? hipErrorInvalidDevice
+                                                                        : hipErrorInvalidValue);
     *mem_pool = (hipMemPool_t)(void *)default_pool[device];
     HIP_RETURN(hipSuccess);
 }
@@ -213,7 +216,9 @@ hipError_t hipDeviceSetMemPool(int device, hipMemPool_t mem_pool) {
     HIP_INIT_API();
     stub_pool_t *p = pool_of(mem_pool);
     if (!mem_pool || device < 0 || device >= hip_device_count()) HIP_RETURN(hipErrorInvalidValue);
-    if (!p || p->device != device) HIP_RETURN(hipErrorInvalidValue);
+    if (!p) HIP_RETURN(hipErrorInvalidValue);
+    if (p->device != device && stub_rule(STUB_RULE_SET_MEM_POOL_CHECKS_DEVICE))
+        HIP_RETURN(hipErrorInvalidDevice);
     current_pool[device] = p;
     HIP_RETURN(hipSuccess);
 }

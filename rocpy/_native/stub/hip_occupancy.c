@@ -127,7 +127,8 @@ hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
 /* getStatFunc: no registered host function matches (see the head comment) */
 static hipError_t host_function(const void *f) {
     (void)f;
-    return hipErrorInvalidValue;
+    return stub_rule(STUB_RULE_OCCUPANCY_UNKNOWN_FUNCTION_INVALID_DEVICE_FUNCTION)
+               ? hipErrorInvalidDeviceFunction : hipErrorInvalidValue;
 }
 
 hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *f,

@@ -84,6 +84,37 @@ static const rule_row_t rules[STUB_RULE_COUNT] = {
     [STUB_RULE_HOST_NODE_PARAMS_NULL_USER_DATA] = {
         "hipGraph(Exec)HostNodeSetParams take a null userData (5.2-5.4: hipErrorInvalidValue)",
         RELEASE(5, 5), "hipamd src/hip_graph.cpp hipGraphHostNodeSetParams"},
+    /* 5.2/5.3: (device >= g_devices.size()) -> hipErrorInvalidValue */
+    [STUB_RULE_DEFAULT_MEM_POOL_INVALID_DEVICE] = {
+        "hipDeviceGetDefaultMemPool of a device out of range is hipErrorInvalidDevice", RELEASE(5, 4),
+        "hipamd src/hip_mempool.cpp hipDeviceGetDefaultMemPool"},
+    /* 5.2-5.4 set any pool as the device's current one */
+    [STUB_RULE_SET_MEM_POOL_CHECKS_DEVICE] = {
+        "hipDeviceSetMemPool refuses another device's pool (hipErrorInvalidDevice)", RELEASE(5, 5),
+        "hipamd src/hip_mempool.cpp hipDeviceSetMemPool (MemoryPool::Device()->deviceId())"},
+    /* 5.2-5.4: hipErrorInvalidDevicePointer (hip-tests 5.7 expects clr's) */
+    [STUB_RULE_IPC_GET_MEM_HANDLE_INVALID_VALUE] = {
+        "hipIpcGetMemHandle of no device allocation is hipErrorInvalidValue", RELEASE(5, 5),
+        "hipamd src/hip_memory.cpp hipIpcGetMemHandle (Device::IpcCreate failing)"},
+    [STUB_RULE_IPC_OPEN_OWN_MEM_HANDLE_REFUSED] = {
+        "hipIpcOpenMemHandle in the process that made the handle is hipErrorInvalidContext",
+        RELEASE(5, 5), "hipamd src/hip_memory.cpp hipIpcOpenMemHandle (owners_process_id)"},
+    /* 5.2-5.4: hipErrorInvalidHandle */
+    [STUB_RULE_IPC_CLOSE_UNKNOWN_INVALID_VALUE] = {
+        "hipIpcCloseMemHandle of a pointer not opened is hipErrorInvalidValue", RELEASE(5, 5),
+        "hipamd src/hip_memory.cpp hipIpcCloseMemHandle (Device::IpcDetach failing)"},
+    /* 5.2: hipErrorOutOfMemory */
+    [STUB_RULE_HOST_REGISTER_FAILURE_INVALID_VALUE] = {
+        "hipHostRegister of a range that cannot be locked is hipErrorInvalidValue", RELEASE(5, 3),
+        "hipamd src/hip_memory.cpp ihipHostRegister (amd::Buffer::create failing)"},
+    /* 5.2/5.3 do not read the flags */
+    [STUB_RULE_HOST_REGISTER_FLAGS_CHECKED] = {
+        "hipHostRegister refuses flags > 15 (hipErrorInvalidValue)", RELEASE(5, 4),
+        "hipamd src/hip_memory.cpp ihipHostRegister"},
+    /* 5.2-5.5: hipErrorInvalidValue */
+    [STUB_RULE_OCCUPANCY_UNKNOWN_FUNCTION_INVALID_DEVICE_FUNCTION] = {
+        "hipOccupancy* of a host function no module registered is hipErrorInvalidDeviceFunction",
+        RELEASE(5, 6), "clr hipamd/src/hip_platform.cpp hipOccupancy* (PlatformState::getStatFunc)"},
 };
 
 /* Info attributes ROCr added after 5.2, with the first release whose

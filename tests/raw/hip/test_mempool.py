@@ -11,6 +11,8 @@ import time
 
 import pytest
 
+from rocm_versions import expect, version_sensitive
+
 from .helpers import check, device_count, ffi, hipamd, lib, ok, stream, stub_only
 
 pytestmark = hipamd
@@ -212,17 +214,18 @@ def test_malloc_async_uses_the_current_pool():
     ok(lib.hipStreamDestroy(s))
 
 
+@version_sensitive
 def test_device_pool_queries_negative():
     pool = ffi.new("hipMemPool_t *")
     n = device_count()
     # hipDeviceGetDefaultMemPool.cc:82 (null pool)
     check(lib.hipDeviceGetDefaultMemPool(ffi.NULL, 0), "hipErrorInvalidValue")
     # hipDeviceGetDefaultMemPool.cc:86/:90 expect hipErrorInvalidDevice for
-    # -1 and the device count: clr changed that after 5.2 (clr rocm-5.6.0
-    # hip_mempool.cpp:34); hipamd 5.2 compares with g_devices.size() and
-    # returns hipErrorInvalidValue (its code wins here)
-    check(lib.hipDeviceGetDefaultMemPool(pool, -1), "hipErrorInvalidValue")
-    check(lib.hipDeviceGetDefaultMemPool(pool, n), "hipErrorInvalidValue")
+    # -1 and the device count: hipamd rocm-5.4.0 on; 5.2/5.3 compare with
+    # g_devices.size() and return hipErrorInvalidValue
+    bad_device = expect({(5, 2): "hipErrorInvalidValue", (5, 4): "hipErrorInvalidDevice"})
+    check(lib.hipDeviceGetDefaultMemPool(pool, -1), bad_device)
+    check(lib.hipDeviceGetDefaultMemPool(pool, n), bad_device)
     ok(lib.hipDeviceGetDefaultMemPool(pool, 0))
     # hipDeviceSetGetMemPool.cc:111 (null), :115 (-1), :119 (device count)
     check(lib.hipDeviceSetMemPool(0, ffi.NULL), "hipErrorInvalidValue")
