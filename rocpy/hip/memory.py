@@ -577,8 +577,8 @@ def _memcpy_async(dst: int, src: int, n: int, kind: int, stream: int) -> int:
 
 
 def _copy_async(buf: Buffer, other: Any, to_other: bool, stream: Any) -> bool:
-    """The compiled copy between two rocpy buffers on a ready `Stream` (``rocpy._hot
-    .copy_async``); False, having done nothing, for anything else or where the
+    """The compiled copy between a rocpy buffer and another or a host array (numpy,
+    bytes, bytearray, memoryview) on a ready `Stream` (``rocpy._hot.copy_async``); False, having done nothing, for anything else or where the
     compiled path is off (`_copy_with` then does it, and raises what is wrong).
     Bound at the first call."""
     global _copy_async
@@ -588,7 +588,7 @@ def _copy_async(buf: Buffer, other: Any, to_other: bool, stream: Any) -> bool:
         _copy_async = _not_compiled
     else:
         from .stream import Stream as stream_type
-        hot.register_copy_types(stream_type, _BUFFER_TYPES)
+        hot.register_copy_types(stream_type, _BUFFER_TYPES, np.ndarray, _BYTES_TYPES)
         a = api()
         fn = int(a.ffi.cast("uintptr_t", a.ffi.addressof(a.lib, "hipMemcpyAsync")))
         _copy_async = functools.partial(hot.copy_async, fn)
@@ -625,5 +625,7 @@ def _copy(dst: int, src: int, n: int, stream: Any, buf: Buffer, other: Any) -> N
 
 
 _BUFFER_TYPES = frozenset({DeviceBuffer, HostBuffer, ManagedBuffer})
+#: host ends the compiled copy takes (exact types; through a memoryview, as `_endpoint`)
+_BYTES_TYPES = frozenset({bytes, bytearray, memoryview})
 
 __all__ = ["Buffer", "DeviceBuffer", "HostBuffer", "ManagedBuffer", "TypedBuffer"]

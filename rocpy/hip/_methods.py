@@ -1,0 +1,52 @@
+"""`Event.record`, `Event.query` and `Stream.query` in compiled code, with no Python frame.
+
+Where `rocpy._hot` is in use, `install` (called when the first stream or event
+is made) replaces these three methods on their classes with
+``rocpy._hot.method`` descriptors (rocpy/_native/hot/hot_method.c): the call
+does the common case in C (an open object, a `Stream` whose lane is ready, a
+status of success or not-ready) and passes every other case, unchanged, to the
+Python definition, which stays the one place where checks and messages live.
+`PYTHON` keeps those definitions (the differential tests call them directly);
+read from the class, the descriptor also gives the Python function.
+
+Unlike kernels and streams, these choose once per process, not per object:
+objects made inside `rocpy._hotpath.disabled` still use the compiled methods
+once they are installed.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .. import _hotpath
+
+#: the Python definitions, by "Class.method"
+PYTHON: dict[str, Any] = {}
+_installed = [False]
+
+
+def install() -> None:
+    """Put the compiled methods on `Event` and `Stream` (once, where `rocpy._hot` is in use)."""
+    if _installed[0]:
+        return
+    hot = _hotpath.module()
+    if hot is None:
+        return
+    from .._reaper import PendingList
+    from ._api import api
+    from ._calls import _address
+    from ._stream_order import _OrderedHandle
+    from .event import Event
+    from .stream import Stream
+    not_ready = api().not_ready
+    addr = Event.__dict__["_addr"]
+    PYTHON.update({"Event.query": Event.__dict__["query"],
+                   "Event.record": Event.__dict__["record"],
+                   "Stream.query": Stream.__dict__["query"]})
+    Event.query = hot.method(0, _address("hipEventQuery"), PYTHON["Event.query"], not_ready,
+                             addr, None)
+    Event.record = hot.method(1, _address("hipEventRecord"), PYTHON["Event.record"],
+                              not_ready, addr, Stream)
+    Stream.query = hot.method(2, _address("hipStreamQuery"), PYTHON["Stream.query"],
+                              not_ready, _OrderedHandle.__dict__["_pending"],
+                              PendingList.__dict__["_entries"])
+    _installed[0] = True
