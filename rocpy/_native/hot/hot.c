@@ -144,7 +144,7 @@ static int hot_exec(PyObject *m)
     if (!LauncherType || PyModule_AddObject(m, "Launcher", (PyObject *)LauncherType) < 0)
         return -1;
     Py_INCREF((PyObject *)LauncherType);
-    return 0;
+    return method_type_add(m);
 }
 
 static PyModuleDef_Slot hot_slots[] = {{Py_mod_exec, hot_exec}, {0, NULL}};

@@ -75,5 +75,6 @@ PyObject *copy_async(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
 
 /* hot_method.c: Event.record/query, Stream.query as compiled descriptors */
 PyObject *make_method(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
+int method_type_add(PyObject *m);
 
 #endif

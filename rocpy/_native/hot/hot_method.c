@@ -250,6 +250,16 @@ static PyType_Spec method_spec = {
     "rocpy._hot.Method", sizeof(Method), 0, Py_TPFLAGS_DEFAULT, method_slots
 };
 
+/* The module's `Method` type (at import, from hot.c). */
+int method_type_add(PyObject *m)
+{
+    MethodType = (PyTypeObject *)PyType_FromSpec(&method_spec);
+    if (!MethodType || PyModule_AddObject(m, "Method", (PyObject *)MethodType) < 0)
+        return -1;
+    Py_INCREF((PyObject *)MethodType);
+    return 0;
+}
+
 /* method(kind, fn, fallback, not_ready, aux, stream_type_or_entries) -> descriptor
  * kind 0 Event.query (aux: Event's _addr descriptor), 1 Event.record (aux: the same,
  * then the Stream type), 2 Stream.query (aux: the stream's _pending descriptor, then
@@ -272,11 +282,6 @@ PyObject *make_method(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
         PyErr_Clear();
         PyErr_SetString(PyExc_TypeError, "method: aux must be a member descriptor");
         return NULL;
-    }
-    if (!MethodType) {
-        MethodType = (PyTypeObject *)PyType_FromSpec(&method_spec);
-        if (!MethodType)
-            return NULL;
     }
     MethodState *s = &state[kind];
     Py_INCREF(args[2]);
