@@ -1,10 +1,13 @@
-"""`Event.record`, `Event.query` and `Stream.query` in compiled code, with no Python frame.
+"""`Event.record`, `Event.query`, `Stream.query`, `Buffer.copy_from` and
+`Buffer.copy_to` in compiled code, with no Python frame.
 
 Where `rocpy._hot` is in use, `install` (called when the first stream or event
-is made) replaces these three methods on their classes with
+is made) replaces these methods on their classes with
 ``rocpy._hot.method`` descriptors (rocpy/_native/hot/hot_method.c): the call
 does the common case in C (an open object, a `Stream` whose lane is ready, a
-status of success or not-ready) and passes every other case, unchanged, to the
+status of success or not-ready; for copies, what ``rocpy._hot.copy_async``
+takes: an async copy on a `Stream` between rocpy buffers or with a host array)
+and passes every other case, unchanged, to the
 Python definition, which stays the one place where checks and messages live.
 `PYTHON` keeps those definitions (the differential tests call them directly);
 read from the class, the descriptor also gives the Python function.
@@ -25,7 +28,8 @@ _installed = [False]
 
 
 def install() -> None:
-    """Put the compiled methods on `Event` and `Stream` (once, where `rocpy._hot` is in use)."""
+    """Put the compiled methods on `Event`, `Stream` and `Buffer` (once, where `rocpy._hot`
+    is in use)."""
     if _installed[0]:
         return
     hot = _hotpath.module()
@@ -35,6 +39,7 @@ def install() -> None:
     from ._api import api
     from ._calls import _address
     from ._stream_order import _OrderedHandle
+    from . import memory
     from .event import Event
     from .stream import Stream
     not_ready = api().not_ready
@@ -49,4 +54,11 @@ def install() -> None:
     Stream.query = hot.method(2, _address("hipStreamQuery"), PYTHON["Stream.query"],
                               not_ready, _OrderedHandle.__dict__["_pending"],
                               PendingList.__dict__["_entries"])
+    memory._bind_copy_async()              # registers the types the compiled copy takes
+    buffer = memory.Buffer
+    memcpy = _address("hipMemcpyAsync")
+    for kind, name in ((3, "copy_from"), (4, "copy_to")):
+        PYTHON[f"Buffer.{name}"] = buffer.__dict__[name]
+        setattr(buffer, name, hot.method(kind, memcpy, PYTHON[f"Buffer.{name}"], not_ready,
+                                         None, None))
     _installed[0] = True

@@ -578,21 +578,28 @@ def _memcpy_async(dst: int, src: int, n: int, kind: int, stream: int) -> int:
 
 def _copy_async(buf: Buffer, other: Any, to_other: bool, stream: Any) -> bool:
     """The compiled copy between a rocpy buffer and another or a host array (numpy,
-    bytes, bytearray, memoryview) on a ready `Stream` (``rocpy._hot.copy_async``); False, having done nothing, for anything else or where the
-    compiled path is off (`_copy_with` then does it, and raises what is wrong).
-    Bound at the first call."""
+    bytes, bytearray, memoryview) on a ready `Stream` (``rocpy._hot.copy_async``); False,
+    having done nothing, for anything else or where the compiled path is off
+    (`_copy_with` then does it, and raises what is wrong).  Bound at the first call."""
+    _bind_copy_async()
+    return _copy_async(buf, other, to_other, stream)
+
+
+def _bind_copy_async() -> None:
+    """Bind `_copy_async` (and register the types the compiled copy takes)."""
     global _copy_async
     from .._hotpath import module
     hot = module()
     if hot is None:
         _copy_async = _not_compiled
-    else:
-        from .stream import Stream as stream_type
-        hot.register_copy_types(stream_type, _BUFFER_TYPES, np.ndarray, _BYTES_TYPES)
-        a = api()
-        fn = int(a.ffi.cast("uintptr_t", a.ffi.addressof(a.lib, "hipMemcpyAsync")))
-        _copy_async = functools.partial(hot.copy_async, fn)
-    return _copy_async(buf, other, to_other, stream)
+        return
+    if api().lib.hipMemcpyDefault != _DEFAULT_KIND:  # pragma: no cover - a header change
+        raise RuntimeError("hipMemcpyDefault is not 4 in this backend's headers")
+    from .stream import Stream as stream_type
+    hot.register_copy_types(stream_type, _BUFFER_TYPES, np.ndarray, _BYTES_TYPES)
+    a = api()
+    fn = int(a.ffi.cast("uintptr_t", a.ffi.addressof(a.lib, "hipMemcpyAsync")))
+    _copy_async = functools.partial(hot.copy_async, fn)
 
 
 def _not_compiled(*args: Any) -> bool:

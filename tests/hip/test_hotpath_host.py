@@ -226,3 +226,28 @@ def test_stream_query_agrees_and_drops_what_completed_work_held(paths, dev):
     closed = dev.create_stream()
     closed.close()
     assert _agree(lambda: closed.query(), lambda: query(closed))[0] is rocpy.ClosedError
+
+
+def test_buffer_copies_are_compiled_with_the_stream_positional_or_by_keyword(paths):
+    hot, _, bufs = paths
+    assert type(hip.DeviceBuffer.__dict__.get("copy_from") or
+                memory.Buffer.__dict__["copy_from"]) is rocpy._hot.Method
+    assert memory.Buffer.copy_to is _methods.PYTHON["Buffer.copy_to"]
+    buf = bufs[id(hot)][0]
+    src = np.arange(N, dtype=np.uint8)
+    n = len(hot._lane.box[0])
+    assert buf.copy_from(src, stream=hot) is None
+    out = bytearray(N)
+    assert buf.copy_to(out, stream=hot) is out
+    assert buf.copy_to(dst=out, stream=hot) is out        # the Python definition's names
+    held = hot._lane.box[0][n:]                           # by keyword: the Python definition,
+    assert [type(k) for _, k in held] == [np.ndarray, memoryview, memoryview]   # compiled copy
+    hot.synchronize()
+    assert bytes(out) == src.tobytes()
+    assert buf.copy_to(bytearray(N)) == src.tobytes()     # no stream: synchronous, Python
+    py = _methods.PYTHON["Buffer.copy_from"]
+    del held
+    for args, kwargs in (((src, hot, 1), {}), ((src,), {"strem": hot}), ((), {})):
+        a = outcome(lambda: buf.copy_from(*args, **kwargs))
+        b = outcome(lambda: py(buf, *args, **kwargs))
+        assert a == b and a[0] is TypeError

@@ -72,6 +72,7 @@ PyObject *call_signal_load(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 PyObject *call_signal_store(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
 PyObject *register_copy_types(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
 PyObject *copy_async(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
+int copy_async_core(void *fn, PyObject *buf, PyObject *other, int to_other, PyObject *stream);
 
 /* hot_method.c: Event.record/query, Stream.query as compiled descriptors */
 PyObject *make_method(PyObject *m, PyObject *const *args, Py_ssize_t nargs);

@@ -210,24 +210,33 @@ PyObject *copy_async(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     CHECK_N(5, "copy_async");
     PTR_ARG(0, fn);
-    PyObject *buf = args[1], *other = args[2], *stream = args[4];
     int to_other = PyObject_IsTrue(args[3]);
     if (to_other < 0)
         return NULL;
+    int r = copy_async_core(fn, args[1], args[2], to_other, args[4]);
+    if (r < 0)
+        return NULL;
+    return PyBool_FromLong(r);
+}
+
+/* copy_async's work: 1 done, 0 not this case (nothing done), -1 error. */
+int copy_async_core(void *fn, PyObject *buf, PyObject *other, int to_other, PyObject *stream)
+{
     if (!copy_stream_type || (PyObject *)Py_TYPE(stream) != copy_stream_type)
-        Py_RETURN_FALSE;
+        return 0;
     unsigned long long a, b;
     Py_ssize_t na, nb;
     int r = buffer_range(buf, &a, &na);
     if (r <= 0)
-        return r < 0 ? NULL : (Py_INCREF(Py_False), Py_False);
+        return r;
     PyObject *keep = NULL;       /* a host end: what holds its memory */
     r = buffer_range(other, &b, &nb);
     if (r == 0)
         r = host_range(other, to_other, &b, &nb, &keep);
     if (r <= 0)
-        return r < 0 ? NULL : (Py_INCREF(Py_False), Py_False);
-    PyObject *result = NULL, *lane_o = NULL;
+        return r;
+    int result = -1;
+    PyObject *lane_o = NULL;
     if (na != nb || na == 0)
         goto not_here;
     PyObject *h = slot_get(descr_h, get_h, stream, str_h);
@@ -269,12 +278,10 @@ PyObject *copy_async(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     PyObject *item = PyTuple_Pack(2, buf, keep ? keep : other);
     if (!item || lane_hold(lane, stream, item) < 0)
         goto done;
-    result = Py_True;
-    Py_INCREF(result);
+    result = 1;
     goto done;
 not_here:
-    result = Py_False;
-    Py_INCREF(result);
+    result = 0;
 done:
     Py_XDECREF(lane_o);
     Py_XDECREF(keep);

@@ -2,6 +2,8 @@
  *
  * `Method(kind, fn, fallback, ...)` is a descriptor put on the class in place of the
  * Python method (rocpy/hip/event.py, stream.py install it where rocpy._hot is in use).
+ * Buffer.copy_from / copy_to are two more kinds: the compiled async copy
+ * (copy_async_core, hot_calls.c) with a stream, everything else their Python definition.
  * Reading it from an instance gives a builtin bound to the instance; the call does the
  * common case itself (an open object, a ready lane, a status of success or not-ready)
  * and hands every other case to `fallback`, the Python definition, unchanged: so the
@@ -10,7 +12,7 @@
  */
 #include "hot.h"
 
-enum { EVENT_QUERY, EVENT_RECORD, STREAM_QUERY, N_KINDS };
+enum { EVENT_QUERY, EVENT_RECORD, STREAM_QUERY, COPY_FROM, COPY_TO, N_KINDS };
 
 typedef struct {
     void *fn;                  /* the runtime function */
@@ -214,11 +216,52 @@ done:
     return result;
 }
 
+/* buf.copy_from(other, stream) / buf.copy_to(other, stream): the stream positional or
+ * by keyword; without one (a synchronous copy) and in every case copy_async_core
+ * declines, the Python definition. */
+static PyObject *buffer_copy(int kind, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+    PyObject *stream = NULL;
+    if (nargs == 2 && !kwnames)
+        stream = args[1];
+    else if (nargs == 1 && kwnames && PyTuple_Size(kwnames) == 1) {
+        PyObject *k = PyTuple_GetItem(kwnames, 0);
+        if (PyUnicode_CompareWithASCIIString(k, "stream") == 0)
+            stream = args[1];
+    }
+    int r = stream && stream != Py_None ?
+        copy_async_core(state[kind].fn, self, args[0], kind == COPY_TO, stream) : 0;
+    if (r < 0)
+        return NULL;
+    if (r == 0)
+        return call_fallback(kind, self, args, nargs, kwnames);
+    if (kind == COPY_TO) {
+        Py_INCREF(args[0]);
+        return args[0];
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *copy_from(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+    return buffer_copy(COPY_FROM, self, args, nargs, kwnames);
+}
+
+static PyObject *copy_to(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames)
+{
+    return buffer_copy(COPY_TO, self, args, nargs, kwnames);
+}
+
 typedef PyObject *(*fastkw)(PyObject *, PyObject *const *, Py_ssize_t, PyObject *);
 static PyMethodDef defs[N_KINDS] = {
     {"query", (PyCFunction)(void (*)(void))event_query, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"record", (PyCFunction)(void (*)(void))event_record, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"query", (PyCFunction)(void (*)(void))stream_query, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"copy_from", (PyCFunction)(void (*)(void))copy_from, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"copy_to", (PyCFunction)(void (*)(void))copy_to, METH_FASTCALL | METH_KEYWORDS, NULL},
 };
 
 static PyObject *method_get(PyObject *self, PyObject *obj, PyObject *type)
@@ -263,21 +306,22 @@ int method_type_add(PyObject *m)
 /* method(kind, fn, fallback, not_ready, aux, stream_type_or_entries) -> descriptor
  * kind 0 Event.query (aux: Event's _addr descriptor), 1 Event.record (aux: the same,
  * then the Stream type), 2 Stream.query (aux: the stream's _pending descriptor, then
- * PendingList's _entries descriptor).  Registering a kind again replaces its state. */
+ * PendingList's _entries descriptor), 3 Buffer.copy_from and 4 Buffer.copy_to (fn:
+ * hipMemcpyAsync; aux and extra unused: None).  Registering a kind again replaces its state. */
 PyObject *make_method(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     CHECK_N(6, "method");
     long kind = PyLong_AsLong(args[0]);
     if (kind < 0 || kind >= N_KINDS) {
         if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "method: kind is 0, 1 or 2");
+            PyErr_SetString(PyExc_ValueError, "method: kind is 0 to 4");
         return NULL;
     }
     PTR_ARG(1, fn);
     int not_ready = (int)PyLong_AsLong(args[3]);
     if (not_ready == -1 && PyErr_Occurred())
         return NULL;
-    if (!PyType_GetSlot(Py_TYPE(args[4]), Py_tp_descr_get) ||
+    if ((kind <= STREAM_QUERY && !PyType_GetSlot(Py_TYPE(args[4]), Py_tp_descr_get)) ||
         (kind == STREAM_QUERY && !PyType_GetSlot(Py_TYPE(args[5]), Py_tp_descr_get))) {
         PyErr_Clear();
         PyErr_SetString(PyExc_TypeError, "method: aux must be a member descriptor");
