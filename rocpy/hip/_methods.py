@@ -18,6 +18,7 @@ once they are installed.
 """
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from .. import _hotpath
@@ -25,16 +26,23 @@ from .. import _hotpath
 #: the Python definitions, by "Class.method"
 PYTHON: dict[str, Any] = {}
 _installed = [False]
+_lock = threading.RLock()
 
 
 def install() -> None:
     """Put the compiled methods on `Event`, `Stream` and `Buffer` (once, where `rocpy._hot`
     is in use)."""
-    if _installed[0]:
-        return
     hot = _hotpath.module()
     if hot is None:
         return
+    with _lock:                  # two threads making their first streams: one installs
+        if not _installed[0]:
+            _installed[0] = True  # first: a stream made meanwhile (imports) does not recurse
+            _install(hot)
+
+
+def _install(hot: Any) -> None:
+    """Replace the methods (their Python definitions kept in `PYTHON`)."""
     from .._reaper import PendingList
     from ._api import api
     from ._calls import _address
@@ -61,4 +69,3 @@ def install() -> None:
         PYTHON[f"Buffer.{name}"] = buffer.__dict__[name]
         setattr(buffer, name, hot.method(kind, memcpy, PYTHON[f"Buffer.{name}"], not_ready,
                                          None, None))
-    _installed[0] = True
