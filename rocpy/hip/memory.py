@@ -460,7 +460,9 @@ def _on_null(index: int, fn: Any, *args: Any) -> int:
 
     It completes the null stream's earlier work, so what that work held is dropped
     (and held again if the call fails).  That earlier work is waited for first,
-    interruptibly (`_wait`): the call itself then only does its own part."""
+    interruptibly (`_wait`): the call itself then only does its own part.  A null
+    stream with nothing pending (one compiled query says so) needs no wait: that
+    query is the wait's own first step."""
     if index >= 0:
         use_device(index)
     # the synchronous call's own status says what a failed pre-wait meant (capture rules)
@@ -468,7 +470,9 @@ def _on_null(index: int, fn: Any, *args: Any) -> int:
         index = getattr(_api._tls, "device", -1)
         if index < 0:
             index = _api.current_device_index()
-    _wait.wait(_wait.STREAM, api().null, index)
+    if _wait.captures[0] or _null_query(0):
+        # work pending (or a capture, whose rules the wait follows): wait interruptibly
+        _wait.wait(_wait.STREAM, api().null, index)
     null = _null_of(index)
     if null is None:
         return fn(*args)
@@ -481,9 +485,18 @@ def _on_null(index: int, fn: Any, *args: Any) -> int:
     return st
 
 
+def _null_query(stream: int) -> int:
+    """``hipStreamQuery`` by address (bound at the first call, `_calls`)."""
+    global _null_query
+    _null_query = _calls.bind_p("hipStreamQuery", "hipStream_t")
+    return _null_query(stream)
+
+
 def _null_of(index: int) -> Any:
     """The null stream wrapper of device ``index`` (-1: the current device), if one exists."""
-    from .device import _devices
+    global _devices
+    if _devices is None:
+        from .device import _devices
     if index < 0:
         index = getattr(_api._tls, "device", -1)
         if index < 0:
@@ -494,6 +507,7 @@ def _null_of(index: int) -> Any:
 
 
 Stream: Any = None  # rocpy.hip.stream.Stream, bound at the first use (import cycle)
+_devices: Any = None  # rocpy.hip.device._devices, likewise
 _void_cache: dict[int, Any] = {}
 
 
