@@ -10,14 +10,18 @@ sys.path.insert(0, ".")
 from build_ffi import cffi_modules  # noqa: E402
 
 hot = Extension("rocpy._hot", [f"rocpy/_native/hot/{f}.c" for f in
-                               ("hot", "hot_lane", "hot_launch", "hot_calls")],
+                               ("hot", "hot_lane", "hot_launch", "hot_calls", "hot_method")],
                 depends=["rocpy/_native/hot/hot.h"], py_limited_api=True,
-                define_macros=[("Py_LIMITED_API", "0x030A0000")],
+                # 3.11's limited API has the buffer protocol (host-array copies in C);
+                # built on 3.10, those copies take the Python path
+                define_macros=[("Py_LIMITED_API", "0x030B0000" if sys.version_info >= (3, 11)
+                                else "0x030A0000")],
                 extra_compile_args=["-O2", "-Wall", "-Wno-missing-field-initializers",
                                     "-fvisibility=hidden"])
 
 # cffi compiles every module against Python's limited API (the `.abi3.so`
-# names), rocpy._hot against 3.10's; cp310-abi3 is the oldest Python rocpy
+# names), rocpy._hot against 3.11's (3.10's on 3.10: PyObject_GetBuffer, the one
+# 3.11 addition it uses, is exported by 3.10's libpython too); cp310-abi3 is the oldest Python rocpy
 # supports (requires-python).
 setup(cffi_modules=cffi_modules(), ext_modules=[hot],
       options={"bdist_wheel": {"py_limited_api": "cp310"}})

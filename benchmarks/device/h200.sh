@@ -7,8 +7,10 @@
 #   bash benchmarks/device/h200.sh OUTDIR [pytest args]   # on the GPU machine
 #
 # OUTDIR receives (8 files: what the device tool brings back): build.log (machine,
-# build, backend, the C reference's own run), conformance.log, reliability.log (the
-# misuse, kernel and thread tests on the real runtime), hip_overhead.json,
+# build, backend, the C reference's own run), tests.log (the conformance tests, then
+# the reliability ones: misuse, kernel and thread tests on the real runtime),
+# table.txt (benchmarks/table.py: every case, rocpy / ROCPY_HOT=0 / raw / cuda.core /
+# CuPy / C reference, and issue 21's goals checked), hip_overhead.json,
 # bench.json + bench.png (rocpy bench --compare: rocpy, raw cffi, cuda.core, CuPy and
 # the C reference benchmarks/c/hip_ref.c, empty and 4-argument launches, copies,
 # event and stream queries, in one process), bench-python.json (the same with
@@ -30,10 +32,11 @@ export CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
   python3 -c "import rocpy, rocpy._hotpath as h; print(rocpy.backend(), 'compiled hot path:', h.available())"
 } > "$out/build.log" 2>&1
 suites=$(for d in tests/raw/hip tests/conformance tests/hip; do [ -d "$d" ] && echo "$d"; done)
-timeout 300 python3 -m pytest -q -p no:cacheprovider -rs \
-  $suites "$@" > "$out/conformance.log" 2>&1
-timeout 300 python3 -m pytest -q -p no:cacheprovider -rs \
-  tests/reliability "$@" > "$out/reliability.log" 2>&1
+{ echo "== conformance: $suites"
+  timeout 300 python3 -m pytest -q -p no:cacheprovider -rs $suites "$@" 2>&1
+  echo "== reliability: tests/reliability"
+  timeout 300 python3 -m pytest -q -p no:cacheprovider -rs tests/reliability "$@" 2>&1
+} > "$out/tests.log"
 # builds build/hip-ref/hip_ref, which `rocpy bench --compare` runs on its own kernels
 timeout 120 bash benchmarks/c/hip_ref.sh nvidia --quick >> "$out/build.log" 2>&1
 timeout 180 python3 benchmarks/bench_hip_overhead.py --json "$out/hip_overhead.json" >> "$out/build.log" 2>&1
@@ -41,6 +44,9 @@ timeout 300 python3 -m rocpy bench --compare --plain --no-progress \
   --json "$out/bench.json" --plot "$out/bench.png" >> "$out/build.log" 2>&1
 ROCPY_HOT=0 timeout 300 python3 -m rocpy bench --compare --plain --no-progress \
   --json "$out/bench-python.json" > /dev/null 2>> "$out/build.log"
+python3 benchmarks/table.py "$out/bench.json" "$out/bench-python.json" > "$out/table.txt" \
+  2>> "$out/build.log"
 timeout 60 python3 -m rocpy info --json > "$out/info.json" 2>>"$out/build.log"
-tail -3 "$out/conformance.log" "$out/reliability.log"
+grep -E "^== |passed|failed" "$out/tests.log" | tail -6
+tail -4 "$out/table.txt"
 exit 0

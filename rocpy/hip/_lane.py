@@ -33,6 +33,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _hotpath
+from . import _methods
 
 
 class PyLane:
@@ -50,6 +51,8 @@ class PyLane:
 def new_lane(addr: int, ready: int, errors: Any, box: list, limit: int) -> Any:
     """A lane, compiled where `rocpy._hot` is in use."""
     hot = _hotpath.module()
+    if hot is not None and not _methods._installed[0]:
+        _methods.install()
     lane = hot.Lane() if hot is not None else PyLane()
     lane.addr = addr
     lane.ready = ready

@@ -21,7 +21,7 @@ from typing import Any
 
 from .._handle import Handle
 from ..errors import hip_error
-from . import _api, _calls, _wait
+from . import _api, _calls, _methods, _wait
 from ._api import api, use_device
 from .device import Device, as_device
 
@@ -92,6 +92,8 @@ class Event(Handle):
         self._dev = dev
         self._flags = flags
         self._addr = _calls.address_of(h)
+        if not _methods._installed[0]:
+            _methods.install()
 
     @property
     def device(self) -> Device:

@@ -460,7 +460,9 @@ def _on_null(index: int, fn: Any, *args: Any) -> int:
 
     It completes the null stream's earlier work, so what that work held is dropped
     (and held again if the call fails).  That earlier work is waited for first,
-    interruptibly (`_wait`): the call itself then only does its own part."""
+    interruptibly (`_wait`): the call itself then only does its own part.  A null
+    stream with nothing pending (one compiled query says so) needs no wait: that
+    query is the wait's own first step."""
     if index >= 0:
         use_device(index)
     # the synchronous call's own status says what a failed pre-wait meant (capture rules)
@@ -468,7 +470,9 @@ def _on_null(index: int, fn: Any, *args: Any) -> int:
         index = getattr(_api._tls, "device", -1)
         if index < 0:
             index = _api.current_device_index()
-    _wait.wait(_wait.STREAM, api().null, index)
+    if _wait.captures[0] or _null_query(0):
+        # work pending (or a capture, whose rules the wait follows): wait interruptibly
+        _wait.wait(_wait.STREAM, api().null, index)
     null = _null_of(index)
     if null is None:
         return fn(*args)
@@ -481,9 +485,18 @@ def _on_null(index: int, fn: Any, *args: Any) -> int:
     return st
 
 
+def _null_query(stream: int) -> int:
+    """``hipStreamQuery`` by address (bound at the first call, `_calls`)."""
+    global _null_query
+    _null_query = _calls.bind_p("hipStreamQuery", "hipStream_t")
+    return _null_query(stream)
+
+
 def _null_of(index: int) -> Any:
     """The null stream wrapper of device ``index`` (-1: the current device), if one exists."""
-    from .device import _devices
+    global _devices
+    if _devices is None:
+        from .device import _devices
     if index < 0:
         index = getattr(_api._tls, "device", -1)
         if index < 0:
@@ -494,6 +507,7 @@ def _null_of(index: int) -> Any:
 
 
 Stream: Any = None  # rocpy.hip.stream.Stream, bound at the first use (import cycle)
+_devices: Any = None  # rocpy.hip.device._devices, likewise
 _void_cache: dict[int, Any] = {}
 
 
@@ -577,22 +591,29 @@ def _memcpy_async(dst: int, src: int, n: int, kind: int, stream: int) -> int:
 
 
 def _copy_async(buf: Buffer, other: Any, to_other: bool, stream: Any) -> bool:
-    """The compiled copy between two rocpy buffers on a ready `Stream` (``rocpy._hot
-    .copy_async``); False, having done nothing, for anything else or where the
-    compiled path is off (`_copy_with` then does it, and raises what is wrong).
-    Bound at the first call."""
+    """The compiled copy between a rocpy buffer and another or a host array (numpy,
+    bytes, bytearray, memoryview) on a ready `Stream` (``rocpy._hot.copy_async``); False,
+    having done nothing, for anything else or where the compiled path is off
+    (`_copy_with` then does it, and raises what is wrong).  Bound at the first call."""
+    _bind_copy_async()
+    return _copy_async(buf, other, to_other, stream)
+
+
+def _bind_copy_async() -> None:
+    """Bind `_copy_async` (and register the types the compiled copy takes)."""
     global _copy_async
     from .._hotpath import module
     hot = module()
     if hot is None:
         _copy_async = _not_compiled
-    else:
-        from .stream import Stream as stream_type
-        hot.register_copy_types(stream_type, _BUFFER_TYPES)
-        a = api()
-        fn = int(a.ffi.cast("uintptr_t", a.ffi.addressof(a.lib, "hipMemcpyAsync")))
-        _copy_async = functools.partial(hot.copy_async, fn)
-    return _copy_async(buf, other, to_other, stream)
+        return
+    if api().lib.hipMemcpyDefault != _DEFAULT_KIND:  # pragma: no cover - a header change
+        raise RuntimeError("hipMemcpyDefault is not 4 in this backend's headers")
+    from .stream import Stream as stream_type
+    hot.register_copy_types(stream_type, _BUFFER_TYPES, np.ndarray, _BYTES_TYPES)
+    a = api()
+    fn = int(a.ffi.cast("uintptr_t", a.ffi.addressof(a.lib, "hipMemcpyAsync")))
+    _copy_async = functools.partial(hot.copy_async, fn)
 
 
 def _not_compiled(*args: Any) -> bool:
@@ -625,5 +646,7 @@ def _copy(dst: int, src: int, n: int, stream: Any, buf: Buffer, other: Any) -> N
 
 
 _BUFFER_TYPES = frozenset({DeviceBuffer, HostBuffer, ManagedBuffer})
+#: host ends the compiled copy takes (exact types; through a memoryview, as `_endpoint`)
+_BYTES_TYPES = frozenset({bytes, bytearray, memoryview})
 
 __all__ = ["Buffer", "DeviceBuffer", "HostBuffer", "ManagedBuffer", "TypedBuffer"]

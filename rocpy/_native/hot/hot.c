@@ -1,6 +1,6 @@
 /* rocpy._hot: the compiled hot path (issue 21).
  *
- * A plain CPython extension (stable ABI, Py_LIMITED_API 3.10, METH_FASTCALL)
+ * A plain CPython extension (stable ABI, Py_LIMITED_API 3.11, METH_FASTCALL)
  * that calls the runtime's functions through pointers taken from the loaded
  * backend's cffi module (`ffi.addressof(lib, name)`), so one build serves the
  * stub, amd and nvidia backends and links no runtime itself.
@@ -20,6 +20,7 @@
  *             with the same attributes replaces it where this module is missing)
  *   Launcher  a kernel's launch state: function pointers, parameter spec,
  *             the geometry cache (by value, immutable keys only)
+ *   Method    Event.record/query, Stream.query as descriptors (hot_method.c)
  *   call_*    thin typed trampolines for the other hot calls (records, queries,
  *             async copies and fills, HSA signal ops)
  */
@@ -112,9 +113,11 @@ static PyMethodDef module_methods[] = {
     {"call_signal_store", (PyCFunction)(void (*)(void))call_signal_store, METH_FASTCALL,
      "call_signal_store(fn, handle, value): void fn(uint64_t, int64_t)"},
     {"register_copy_types", (PyCFunction)(void (*)(void))register_copy_types, METH_FASTCALL,
-     "register_copy_types(stream_type, buffer_types): what copy_async takes"},
+     "register_copy_types(stream_type, buffer_types, array_type, bytes_types): what copy_async takes"},
     {"copy_async", (PyCFunction)(void (*)(void))copy_async, METH_FASTCALL,
      "copy_async(fn, buf, other, to_other, stream) -> bool: see hot.c"},
+    {"method", (PyCFunction)(void (*)(void))make_method, METH_FASTCALL,
+     "method(kind, fn, fallback, not_ready, aux, extra): a compiled method (hot_method.c)"},
     {"register_slots", (PyCFunction)(void (*)(void))register_slots, METH_FASTCALL,
      "register_slots(Handle.__dict__['_h'], Stream's '_lane' descriptor)"},
     {"set_error_factory", set_error_factory, METH_O,
@@ -136,12 +139,12 @@ static int hot_exec(PyObject *m)
     LaneType = (PyTypeObject *)PyType_FromSpec(&lane_spec);
     if (!LaneType || PyModule_AddObject(m, "Lane", (PyObject *)LaneType) < 0)
         return -1;
-    Py_INCREF(LaneType);
+    Py_INCREF((PyObject *)LaneType);
     LauncherType = (PyTypeObject *)PyType_FromSpec(&launcher_spec);
     if (!LauncherType || PyModule_AddObject(m, "Launcher", (PyObject *)LauncherType) < 0)
         return -1;
-    Py_INCREF(LauncherType);
-    return 0;
+    Py_INCREF((PyObject *)LauncherType);
+    return method_type_add(m);
 }
 
 static PyModuleDef_Slot hot_slots[] = {{Py_mod_exec, hot_exec}, {0, NULL}};

@@ -2,7 +2,7 @@
 #ifndef ROCPY_HOT_H
 #define ROCPY_HOT_H
 #ifndef Py_LIMITED_API
-#define Py_LIMITED_API 0x030A0000
+#define Py_LIMITED_API 0x030B0000
 #endif
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -37,6 +37,9 @@ PyObject *slot_get(PyObject *descr, descrgetfunc get, PyObject *obj, PyObject *n
 PyObject *raise_status(int st, const char *call);
 int as_ptr(PyObject *o, void **out);
 
+/* Py_XSETREF (not in the 3.11 limited API) */
+#define HOT_XSETREF(dst, src) do { PyObject *old_ = (PyObject *)(dst); (dst) = (src); \
+        Py_XDECREF(old_); } while (0)
 #define PTR_ARG(i, var) void *var; if (as_ptr(args[i], &var) < 0) return NULL
 #define CHECK_N(k, name) if (nargs != (k)) { \
         PyErr_SetString(PyExc_TypeError, name " takes " #k " arguments"); return NULL; }
@@ -69,5 +72,10 @@ PyObject *call_signal_load(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 PyObject *call_signal_store(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
 PyObject *register_copy_types(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
 PyObject *copy_async(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
+int copy_async_core(void *fn, PyObject *buf, PyObject *other, int to_other, PyObject *stream);
+
+/* hot_method.c: Event.record/query, Stream.query as compiled descriptors */
+PyObject *make_method(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
+int method_type_add(PyObject *m);
 
 #endif

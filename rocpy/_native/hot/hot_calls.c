@@ -113,18 +113,20 @@ PyObject *call_signal_store(PyObject *m, PyObject *const *args, Py_ssize_t nargs
 
 /* ---- buffer copies ------------------------------------------------------------------- */
 
-static PyObject *copy_stream_type, *copy_buffer_types;
+static PyObject *copy_stream_type, *copy_buffer_types, *copy_array_type, *copy_bytes_types;
 
-/* register_copy_types(stream_type, buffer_types) */
+/* register_copy_types(stream_type, buffer_types, array_type, bytes_types): the exact
+ * types copy_async takes: rocpy buffers, numpy.ndarray (held itself, as the Python path
+ * holds it) and bytes-like types (held through a memoryview, as the Python path does). */
 PyObject *register_copy_types(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
-    CHECK_N(2, "register_copy_types");
-    Py_INCREF(args[0]);
-    Py_INCREF(args[1]);
-    Py_XDECREF(copy_stream_type);
-    Py_XDECREF(copy_buffer_types);
-    copy_stream_type = args[0];
-    copy_buffer_types = args[1];
+    CHECK_N(4, "register_copy_types");
+    PyObject **slots[4] = {&copy_stream_type, &copy_buffer_types, &copy_array_type,
+                           &copy_bytes_types};
+    for (int i = 0; i < 4; i++) {
+        Py_INCREF(args[i]);
+        HOT_XSETREF(*slots[i], args[i]);
+    }
     Py_RETURN_NONE;
 }
 
@@ -158,55 +160,102 @@ static int buffer_range(PyObject *b, unsigned long long *addr, Py_ssize_t *nbyte
     return 1;
 }
 
+/* A host array's address and size through the buffer protocol, and what the copy holds:
+ * 1, or 0 when this is not the simple case (Python decides, and raises what is wrong):
+ * not one of the registered exact types, not C-contiguous (a source is made contiguous
+ * by the Python path), read-only as a destination, Python objects in it, empty.
+ * Needs the buffer protocol of the limited API (3.11); before that, always 0. */
+static int host_range(PyObject *o, int writable, unsigned long long *addr, Py_ssize_t *nbytes,
+                      PyObject **keep)
+{
+#if Py_LIMITED_API >= 0x030B0000
+    PyTypeObject *tp = Py_TYPE(o);
+    int is_array = copy_array_type && (PyObject *)tp == copy_array_type;
+    if (!is_array && (!copy_bytes_types || PySet_Contains(copy_bytes_types, (PyObject *)tp) != 1)) {
+        PyErr_Clear();
+        return 0;
+    }
+    Py_buffer view;
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(o, &view, flags) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    int ok = view.len > 0 && view.buf != NULL && (!view.format || !strchr(view.format, 'O'));
+    *addr = (unsigned long long)(uintptr_t)view.buf;
+    *nbytes = view.len;
+    PyBuffer_Release(&view);
+    if (!ok)
+        return 0;
+    if (is_array) {
+        Py_INCREF(o);
+        *keep = o;
+    } else if (!(*keep = PyMemoryView_FromObject(o))) {
+        return -1;
+    }
+    return 1;
+#else
+    return 0;
+#endif
+}
+
 /* copy_async(fn, buf, other, to_other, stream) -> bool
- * buf.copy_to(other, stream) (to_other) or buf.copy_from(other, stream) between two open
- * rocpy buffers of the same nonzero size on a Stream whose lane is ready: hipMemcpyAsync
- * with hipMemcpyDefault (4), both remember the stream, the lane holds (buf, other).
+ * buf.copy_to(other, stream) (to_other) or buf.copy_from(other, stream), where other is
+ * an open rocpy buffer or a host array (numpy.ndarray, bytes, bytearray, memoryview: see
+ * host_range) of the same nonzero size, on a Stream whose lane is ready: hipMemcpyAsync
+ * with hipMemcpyDefault (4), the rocpy buffers remember the stream, the lane holds
+ * (buf, other) or (buf, what holds the host memory), as Buffer._copy_with does.
  * False: not that case, nothing done (the Python path handles it, and every error). */
 PyObject *copy_async(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     CHECK_N(5, "copy_async");
     PTR_ARG(0, fn);
-    PyObject *buf = args[1], *other = args[2], *stream = args[4];
     int to_other = PyObject_IsTrue(args[3]);
     if (to_other < 0)
         return NULL;
+    int r = copy_async_core(fn, args[1], args[2], to_other, args[4]);
+    if (r < 0)
+        return NULL;
+    return PyBool_FromLong(r);
+}
+
+/* copy_async's work: 1 done, 0 not this case (nothing done), -1 error. */
+int copy_async_core(void *fn, PyObject *buf, PyObject *other, int to_other, PyObject *stream)
+{
     if (!copy_stream_type || (PyObject *)Py_TYPE(stream) != copy_stream_type)
-        Py_RETURN_FALSE;
+        return 0;
     unsigned long long a, b;
     Py_ssize_t na, nb;
     int r = buffer_range(buf, &a, &na);
     if (r <= 0)
-        return r < 0 ? NULL : (Py_INCREF(Py_False), Py_False);
+        return r;
+    PyObject *keep = NULL;       /* a host end: what holds its memory */
     r = buffer_range(other, &b, &nb);
+    if (r == 0)
+        r = host_range(other, to_other, &b, &nb, &keep);
     if (r <= 0)
-        return r < 0 ? NULL : (Py_INCREF(Py_False), Py_False);
+        return r;
+    int result = -1;
+    PyObject *lane_o = NULL;
     if (na != nb || na == 0)
-        Py_RETURN_FALSE;
+        goto not_here;
     PyObject *h = slot_get(descr_h, get_h, stream, str_h);
     if (!h)
-        return NULL;
+        goto done;
     Py_DECREF(h);
     if (h == Py_None)
-        Py_RETURN_FALSE;
-    PyObject *lane_o = slot_get(descr_lane, get_lane, stream, str_lane);
+        goto not_here;
+    lane_o = slot_get(descr_lane, get_lane, stream, str_lane);
     if (!lane_o)
-        return NULL;
-    PyObject *result = NULL;
+        goto done;
     Lane *lane = (Lane *)lane_o;
-    if (Py_TYPE(lane_o) != LaneType || lane->ready < 0) {
-        result = Py_False;
-        Py_INCREF(result);
-        goto done;
-    }
+    if (Py_TYPE(lane_o) != LaneType || lane->ready < 0)
+        goto not_here;
     r = lane_ready(lane, lane->ready);
-    if (r <= 0) {
-        if (r == 0) {
-            result = Py_False;
-            Py_INCREF(result);
-        }
+    if (r < 0)
         goto done;
-    }
+    if (r == 0)
+        goto not_here;
     void *dst = (void *)(uintptr_t)(to_other ? b : a), *src = (void *)(uintptr_t)(to_other ? a : b);
     void *sh = (void *)(uintptr_t)lane->addr;
     int st;
@@ -221,18 +270,21 @@ PyObject *copy_async(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     if (!w)
         goto done;
     r = PyObject_SetAttr(buf, str_last, w);
-    if (r == 0)
+    if (r == 0 && !keep)
         r = PyObject_SetAttr(other, str_last, w);
     Py_DECREF(w);
     if (r < 0)
         goto done;
-    PyObject *item = PyTuple_Pack(2, buf, other);
+    PyObject *item = PyTuple_Pack(2, buf, keep ? keep : other);
     if (!item || lane_hold(lane, stream, item) < 0)
         goto done;
-    result = Py_True;
-    Py_INCREF(result);
+    result = 1;
+    goto done;
+not_here:
+    result = 0;
 done:
-    Py_DECREF(lane_o);
+    Py_XDECREF(lane_o);
+    Py_XDECREF(keep);
     return result;
 }
 

@@ -10,7 +10,7 @@ static int lane_traverse(Lane *self, visitproc visit, void *arg)
 {
     Py_VISIT(self->errors);
     Py_VISIT(self->box);
-    Py_VISIT((PyObject *)Py_TYPE(self));
+    Py_VISIT((PyObject *)Py_TYPE((PyObject *)self));
     return 0;
 }
 
@@ -23,7 +23,7 @@ static int lane_clear(Lane *self)
 
 static void lane_dealloc(Lane *self)
 {
-    PyTypeObject *tp = Py_TYPE(self);
+    PyTypeObject *tp = Py_TYPE((PyObject *)self);
     PyObject_GC_UnTrack(self);
     lane_clear(self);
     freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);

@@ -85,7 +85,7 @@ static int launcher_traverse(Launcher *self, visitproc visit, void *arg)
     Py_VISIT(self->kgrid);
     Py_VISIT(self->kblock);
     Py_VISIT(self->tail);
-    Py_VISIT((PyObject *)Py_TYPE(self));
+    Py_VISIT((PyObject *)Py_TYPE((PyObject *)self));
     return 0;
 }
 
@@ -106,7 +106,7 @@ static int launcher_clear(Launcher *self)
 
 static void launcher_dealloc(Launcher *self)
 {
-    PyTypeObject *tp = Py_TYPE(self);
+    PyTypeObject *tp = Py_TYPE((PyObject *)self);
     PyObject_GC_UnTrack(self);
     launcher_clear(self);
     free(self->params);

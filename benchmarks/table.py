@@ -1,0 +1,95 @@
+"""The closing-note table of a `rocpy bench --compare` run: rocpy, rocpy with
+``ROCPY_HOT=0``, raw cffi, cuda.core, CuPy and the C reference
+(benchmarks/c/hip_ref.c) per case, medians in microseconds per operation, and
+issue 21's goals checked against them.
+
+    python benchmarks/table.py BENCH.json [BENCH-PYTHON.json] > table.txt
+
+Latency cases: copies up to 64 KiB, the 64 B hipMemcpy, launches (enqueue and
++ sync), event record/query, stream query.  Goals: rocpy at or below every peer
+and raw there; empty launch enqueue within 0.3 us of C, 4-argument within
+0.6 us; copies from 64 MiB up at >= 99 % of C (C's time / rocpy's).
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+PEERS = ("cuda.core", "CuPy")
+LATENCY_MAX = 64 << 10
+
+
+def _medians(path: str) -> dict[str, dict[str, float]]:
+    with open(path) as f:
+        d = json.load(f)
+    return {c["name"]: {k: v["median"] for k, v in c["variants"].items()}
+            for c in d["cases"]}, d
+
+
+def _size(case: dict) -> int | None:
+    return case.get("bytes_per_op") if case.get("bytes_per_op") else None
+
+
+def main(argv: list[str]) -> int:
+    if not argv:
+        print(__doc__, file=sys.stderr)
+        return 2
+    med, d = _medians(argv[0])
+    py = _medians(argv[1])[0] if len(argv) > 1 else {}
+    c_ref = {}
+    for ref in d.get("references") or []:
+        for c in ref.get("compared") or []:
+            c_ref[c["case"]] = c["c_us"]
+    sizes = {c["name"]: _size(c) for c in d["cases"]}
+    meta = d.get("meta", {})
+    print(f"# rocpy bench --compare medians (us per op), {meta.get('device', d.get('device'))}, "
+          f"backend {d.get('backend')}, {d.get('date')}")
+    print(f"# table: python benchmarks/table.py bench.json bench-python.json")
+    cols = ("rocpy", "ROCPY_HOT=0", "raw", "cuda.core", "CuPy", "C ref")
+    print(f"{'case':34s}" + "".join(f"{c:>12s}" for c in cols) + "  verdict")
+    latency = above_peer = above_raw = 0
+    fails = []
+    for name, v in med.items():
+        n = sizes.get(name)
+        is_latency = n is None or n <= LATENCY_MAX
+        row = [v.get("rocpy"), py.get(name, {}).get("rocpy"), v.get("raw"),
+               v.get("cuda.core"), v.get("CuPy"), c_ref.get(name)]
+        cells = "".join(f"{x:12.3f}" if x is not None else f"{'-':>12s}" for x in row)
+        verdict = ""
+        r = v.get("rocpy")
+        if is_latency and r is not None:
+            latency += 1
+            peers = [v[p] for p in PEERS if p in v]
+            bad = []
+            if peers and r > min(peers):
+                bad.append("> peer")
+                above_peer += 1
+            if "raw" in v and r > v["raw"]:
+                bad.append("> raw")
+                above_raw += 1
+            verdict = "latency: " + (", ".join(bad) if bad else "ok")
+            if bad:
+                fails.append(name)
+        elif n is not None and n >= 64 << 20 and name in c_ref and r:
+            verdict = f"C/rocpy {c_ref[name] / r:.3f}" + (" ok" if c_ref[name] / r >= 0.99
+                                                          else " < 0.99")
+        print(f"{name:34s}{cells}  {verdict}")
+    print(f"# latency cases: {latency}; rocpy above a peer in {above_peer}, above raw in "
+          f"{above_raw}")
+    for case, metric, limit in (("launch (enqueue)", "empty launch enqueue", 0.3),
+                                ("4-arg launch (enqueue)", "4-argument launch enqueue", 0.6)):
+        if case in med and case in c_ref:
+            diff = med[case]["rocpy"] - c_ref[case]
+            print(f"# {metric}: rocpy {med[case]['rocpy']:.3f} us, C {c_ref[case]:.3f} us, "
+                  f"{diff:+.3f} us (goal <= {limit}): {'met' if diff <= limit else 'not met'}")
+    big = [(name, c_ref[name] / med[name]["rocpy"]) for name, n in sizes.items()
+           if n and n >= 64 << 20 and name in c_ref and med[name].get("rocpy")]
+    if big:
+        worst = min(big, key=lambda x: x[1])
+        print(f"# copies >= 64 MiB: {sum(r >= 0.99 for _, r in big)} of {len(big)} at >= 99 % "
+              f"of C; worst {worst[0]} {100 * worst[1]:.1f} %")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

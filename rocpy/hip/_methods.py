@@ -1,0 +1,71 @@
+"""`Event.record`, `Event.query`, `Stream.query`, `Buffer.copy_from` and
+`Buffer.copy_to` in compiled code, with no Python frame.
+
+Where `rocpy._hot` is in use, `install` (called when the first stream or event
+is made) replaces these methods on their classes with
+``rocpy._hot.method`` descriptors (rocpy/_native/hot/hot_method.c): the call
+does the common case in C (an open object, a `Stream` whose lane is ready, a
+status of success or not-ready; for copies, what ``rocpy._hot.copy_async``
+takes: an async copy on a `Stream` between rocpy buffers or with a host array)
+and passes every other case, unchanged, to the
+Python definition, which stays the one place where checks and messages live.
+`PYTHON` keeps those definitions (the differential tests call them directly);
+read from the class, the descriptor also gives the Python function.
+
+Unlike kernels and streams, these choose once per process, not per object:
+objects made inside `rocpy._hotpath.disabled` still use the compiled methods
+once they are installed.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from .. import _hotpath
+
+#: the Python definitions, by "Class.method"
+PYTHON: dict[str, Any] = {}
+_installed = [False]
+_lock = threading.RLock()
+
+
+def install() -> None:
+    """Put the compiled methods on `Event`, `Stream` and `Buffer` (once, where `rocpy._hot`
+    is in use)."""
+    hot = _hotpath.module()
+    if hot is None:
+        return
+    with _lock:                  # two threads making their first streams: one installs
+        if not _installed[0]:
+            _installed[0] = True  # first: a stream made meanwhile (imports) does not recurse
+            _install(hot)
+
+
+def _install(hot: Any) -> None:
+    """Replace the methods (their Python definitions kept in `PYTHON`)."""
+    from .._reaper import PendingList
+    from ._api import api
+    from ._calls import _address
+    from ._stream_order import _OrderedHandle
+    from . import memory
+    from .event import Event
+    from .stream import Stream
+    not_ready = api().not_ready
+    addr = Event.__dict__["_addr"]
+    PYTHON.update({"Event.query": Event.__dict__["query"],
+                   "Event.record": Event.__dict__["record"],
+                   "Stream.query": Stream.__dict__["query"]})
+    Event.query = hot.method(0, _address("hipEventQuery"), PYTHON["Event.query"], not_ready,
+                             addr, None)
+    Event.record = hot.method(1, _address("hipEventRecord"), PYTHON["Event.record"],
+                              not_ready, addr, Stream)
+    Stream.query = hot.method(2, _address("hipStreamQuery"), PYTHON["Stream.query"],
+                              not_ready, _OrderedHandle.__dict__["_pending"],
+                              PendingList.__dict__["_entries"])
+    memory._bind_copy_async()              # registers the types the compiled copy takes
+    buffer = memory.Buffer
+    memcpy = _address("hipMemcpyAsync")
+    for kind, name in ((3, "copy_from"), (4, "copy_to")):
+        PYTHON[f"Buffer.{name}"] = buffer.__dict__[name]
+        setattr(buffer, name, hot.method(kind, memcpy, PYTHON[f"Buffer.{name}"], not_ready,
+                                         None, None))
