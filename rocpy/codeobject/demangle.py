@@ -167,7 +167,7 @@ class _Parser:
         while not self.take("E"):
             args.append(self.template_arg())
         text = ", ".join(str(a) for a in args)
-        return args, f"<{text}>" if not text.endswith(">") else f"<{text} >"
+        return args, f"<{text}>"
 
     def template_arg(self) -> _TemplateArg:
         if self.take("L"):
