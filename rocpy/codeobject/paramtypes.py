@@ -76,6 +76,7 @@ _QUALIFIERS = {"const", "volatile", "restrict", "__restrict__", "__restrict", "s
 _ATTRIBUTE = re.compile(r"__attribute__\s*\(\(.*?\)\)|__launch_bounds__\s*\([^)]*\)")
 _KERNEL = re.compile(r"__global__\s+(?:__[a-z_]+__\s+)*void\s+"
                      r"(?:__[a-z_]+__\s+)*([A-Za-z_]\w*)\s*\(([^()]*)\)")
+_TEMPLATE_HEAD = re.compile(r"template\s*<[^<>]*(?:<[^<>]*>[^<>]*)*>\s*(?:static\s+)?$")
 _CANON = {"unsigned": "unsigned int", "signed": "int", "short int": "short",
           "unsigned short int": "unsigned short", "long int": "long",
           "unsigned long int": "unsigned long", "long long int": "long long",
@@ -142,6 +143,8 @@ def parse_declarations(source: str, names: Optional[Iterable[str]] = None
     for m in _KERNEL.finditer(text):
         name, params = m.group(1), m.group(2).strip()
         if wanted is not None and name not in wanted:
+            continue
+        if _TEMPLATE_HEAD.search(text, 0, m.start()):  # a template: its names are mangled
             continue
         if params in ("", "void"):
             types: Optional[Tuple[str, ...]] = ()
