@@ -260,8 +260,9 @@ class KernargLayout:
             try:
                 struct.pack("<" + code, values[i])
             except (struct.error, OverflowError) as exc:
-                raise ArgumentValueError(f"{self.describe(i)}: {values[i]!r} does not fit "
-                                         f"({exc})", i, self.params[i].name) from None
+                raise ArgumentRangeError(f"{self.describe(i)}: {values[i]!r} is out of range "
+                                         f"for {argconv._named(self.params[i])} ({exc})", i,
+                                         self.params[i].name) from None
 
     def _hidden_tail(self, grid: Dims, block: Dims, grid_blocks: Dims, dynamic_lds: int,
                      hidden: Optional[Mapping[str, int]]) -> bytes:
