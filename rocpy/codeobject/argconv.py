@@ -266,6 +266,8 @@ def _address(x: Any, size: int) -> int:
         value = int(ptr)
     elif type(x).__module__ == "_cffi_backend":
         value = _cdata_address(x)
+    elif _cai_address(x) is not None:
+        value = _cai_address(x)  # type: ignore[assignment]
     elif isinstance(x, numbers.Integral):
         value = operator.index(x)
     elif hasattr(x, "__int__") and not isinstance(x, numbers.Real) and not _is_host_memory(x):
@@ -276,6 +278,22 @@ def _address(x: Any, size: int) -> int:
     if not 0 <= value < 1 << (8 * size):
         raise Reject(f"pointer value {value:#x} does not fit in {size} bytes", is_type=False)
     return value
+
+
+def _cai_address(x: Any) -> Optional[int]:
+    """The data pointer of an object with ``__cuda_array_interface__`` (CuPy, Numba,
+    AMD's bindings), or None.  Ordering after its producer's stream is the
+    launcher's (`rocpy.hip.module`), which knows the stream."""
+    if not hasattr(type(x), "__cuda_array_interface__"):
+        return None
+    try:
+        data = x.__cuda_array_interface__["data"][0]
+    except (AttributeError, KeyError, TypeError, IndexError):
+        raise Reject(f"{_type_name(x)}.__cuda_array_interface__ has no data pointer") from None
+    if not isinstance(data, int) or isinstance(data, bool):
+        raise Reject(f"{_type_name(x)}.__cuda_array_interface__ data pointer is "
+                     f"{_type_name(data)}, not an int")
+    return data
 
 
 def _cdata_address(x: Any) -> int:
@@ -388,7 +406,7 @@ def _untyped(size: int) -> Converter:
         data = _exact_bytes(x, size, "")
         if data is not None:
             return data
-        if size == 8 and (x is None or hasattr(x, "ptr")):
+        if size == 8 and (x is None or hasattr(x, "ptr") or _cai_address(x) is not None):
             return _address(x, 8).to_bytes(8, "little")
         if isinstance(x, (numbers.Number, bool)):
             raise Reject(f"the type of this {size}-byte parameter is unknown (an extern \"C\" "

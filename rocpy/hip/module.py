@@ -31,7 +31,7 @@ from typing import Any
 from .. import _hotpath, codeobject
 from .._handle import Handle
 from ..errors import HipError, hip_error
-from . import _api
+from . import _api, _cai
 from ._api import api, use_device
 from .device import Device, as_device
 from .stream import Stream, as_stream
@@ -545,6 +545,13 @@ class Kernel(Handle):
             s = as_stream(stream, self._dev)
         sh = s._enter()   # open, callback errors raised, the current device set if needed
         args = _launch_args(args)
+        for a in args:   # foreign arrays: after their producer's stream (CAI v3)
+            t = type(a)
+            if t is not int and a is not None and t not in _buffer_types() and \
+                    hasattr(t, "__cuda_array_interface__"):
+                iface = _cai.interface(a)
+                if iface is not None:
+                    _cai.wait_for_producer(iface, _api.address(sh), "Kernel.launch")
         # cached by value for immutable geometry only (a list mutated between launches,
         # or an array, which must never be compared, is revalidated every time)
         # the cache is one tuple (geometry, dims), replaced whole: threads see a consistent one
