@@ -164,7 +164,7 @@ def test_close_accepts_stream_protocol(dev):
 
 def test_cuda_array_interface_on_every_backend(dev):
     """Exported everywhere (CuPy and AMD's bindings use it on ROCm; the nvidia-only
-    export was what issue 24 reported as wrong): tests/hip/test_interop.py has more."""
+    export was what issue 24 reported as wrong): tests/hip/test_host_interop.py has more."""
     buf = dev.context.alloc(64)
     assert buf.__cuda_array_interface__["data"][0] == buf.ptr
     assert buf.typed(np.float32).__cuda_array_interface__["shape"] == (16,)
