@@ -515,10 +515,13 @@ class Kernel(Handle):
 
         ``grid`` and ``block`` are ints or 1 to 3 ints (HIP's convention:
         ``grid`` counts blocks).  ``args`` follow the kernel's parameters:
-        buffers (or ints) for pointers, Python or numpy numbers for values
-        (pass ``np.int32(n)``/``np.float32(x)`` where the type matters), bytes
-        or numpy structs for structs.  ``stream`` is a `Stream`, an object with
-        ``__hip_stream__``, or None for the device's null stream;
+        buffers, ints, None or objects with ``__cuda_array_interface__`` for
+        pointers; numbers for values, converted by value from the parameter's
+        type (C++ kernels' mangled names, hipRTC sources, ``param_types=``; see
+        `rocpy.codeobject.argconv`); where the type is unknown (``extern "C"``
+        from a file), ``np.int32(n)``/``np.float32(x)`` say it; bytes or numpy
+        structs for structs.  ``stream`` is a `Stream`, an object with
+        ``__hip_stream__``/``__cuda_stream__``, or None for the device's null stream;
         ``shared_mem`` is dynamic LDS in bytes.  The configuration is checked
         against the device's limits before the call
         (``hipErrorInvalidConfiguration``/``hipErrorInvalidValue``); the
