@@ -35,6 +35,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
@@ -70,7 +72,7 @@ class Bench:
         self.bufs = [pool.allocate(4096) for _ in range(3)]
         for b in self.bufs:
             b.allow_access([gpu])
-        self.args = (*self.bufs, 1024)
+        self.args = (*self.bufs, np.int32(1024))
         self.gate = hsa.Signal(0)
         self.signal = hsa.Signal(0)
         from rocpy.hsa import lib

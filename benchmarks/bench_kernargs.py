@@ -65,6 +65,9 @@ def _compiled_packer(layout: KernargLayout):
                         _param_spec(layout), None, _POINTER_TYPES, frozenset(), None, None)
 
 
+VADD_TYPES = ("float*", "float*", "float*", "int")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--file", help="code object file with the kernel to measure")
@@ -76,9 +79,12 @@ def main() -> int:
     if opts.file:
         f = load(opts.file)
         co = f.select(opts.target) if opts.target else f.code_object(0)
-        layout = co.kernels[opts.kernel].layout
+        info = co.kernels[opts.kernel]
+        # vadd's types (extern "C": the code object has none) so plain ints convert
+        layout = info.layout if len(info.args) != 4 else \
+            KernargLayout.from_metadata(info, VADD_TYPES)
     else:
-        layout = KernargLayout.from_params(V5_VADD, size=288, name="vadd")
+        layout = KernargLayout.from_params(V5_VADD, size=288, name="vadd", types=VADD_TYPES)
     nargs = len(layout.params)
     if nargs != 4:
         print(f"{layout.name} takes {nargs} arguments; the benchmark passes 4", file=sys.stderr)

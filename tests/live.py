@@ -41,11 +41,15 @@ def settle(timeout: float = 5.0, poll: float = 0.02) -> dict:
 
 def kernel_loader(kernel_file, dev):
     """Body of the ``load`` fixtures: ``load("vadd")`` -> the kernel, from a
-    module loaded for this test (``kernel_file(name)`` gives the compiled file)."""
+    module loaded for this test (``kernel_file(name)`` gives the compiled file),
+    its parameter types declared from the source (``kernels.compile.declared_types``;
+    ``typed=False``: none, as for an extern "C" kernel loaded from a file alone)."""
     from rocpy import hip
+    from kernels.compile import declared_types
 
-    def get(name: str):
-        return hip.Module.load(kernel_file(name), dev)[name]
+    def get(name: str, typed: bool = True):
+        types = declared_types(name) if typed else None
+        return hip.Module.load(kernel_file(name), dev, param_types=types)[name]
     return get
 
 

@@ -8,6 +8,7 @@ import sys
 from typing import Any, Dict, List, Optional, TextIO
 
 from ..codeobject import CodeObject, CodeObjectError, CodeObjectFile, KernelInfo, load
+from ..codeobject import demangle, paramtypes
 
 NAME = "inspect"
 HELP = "show the targets, kernels and argument layouts of a code object file"
@@ -81,7 +82,8 @@ def _object_json(co: CodeObject) -> Dict[str, Any]:
 def _kernel_json(k: KernelInfo) -> Dict[str, Any]:
     data = {f.name: getattr(k, f.name) for f in dataclasses.fields(k)
             if f.name not in ("raw", "descriptor", "args", "hidden_args")}
-    data["args"] = [dataclasses.asdict(a) for a in k.args]
+    data["demangled"] = _demangled(k.name)
+    data["args"] = [dataclasses.asdict(a) for a in paramtypes.typed_args(k.args, k.name)]
     data["hidden_args"] = [dataclasses.asdict(a) for a in k.hidden_args]
     data["descriptor"] = k.descriptor.fields if k.descriptor else None
     return data
@@ -105,7 +107,9 @@ def _print_object(co: CodeObject, out: TextIO) -> None:
     print(f"target {co.target}  (code object v{co.code_object_version}, "
           f"{len(co.kernels)} kernels)", file=out)
     for k in co.kernels.values():
-        print(f"\n  kernel {k.name}  (symbol {k.symbol})", file=out)
+        shown = _demangled(k.name)
+        mangled = f", {k.name}" if shown is not None else ""
+        print(f"\n  kernel {shown or k.name}  (symbol {k.symbol}{mangled})", file=out)
         regs = f"SGPR {k.sgpr_count}, VGPR {k.vgpr_count}"
         if k.agpr_count is not None:
             regs += f", AGPR {k.agpr_count}"
@@ -118,12 +122,21 @@ def _print_object(co: CodeObject, out: TextIO) -> None:
         print(f"    wave{k.wavefront_size}, {regs}, max workgroup {k.max_flat_workgroup_size}",
               file=out)
         rows = [(str(a.index), str(a.offset), str(a.size), str(a.align), a.value_kind,
-                 a.name or "", a.type_name or "") for a in k.args + k.hidden_args]
+                 a.name or "", a.type_name or "") for a in paramtypes.typed_args(k.args, k.name) + k.hidden_args]
         if rows:
             _table(("#", "offset", "size", "align", "kind", "name", "type"), rows, out)
     if co.variables:
         print("\n  variables: " + ", ".join(f"{v.name} ({v.size} bytes)"
                                             for v in co.variables.values()), file=out)
+
+
+def _demangled(name: str) -> Optional[str]:
+    """A C++ kernel's signature as llvm-cxxfilt writes it; None for extern "C" names
+    and names the demangler does not read (printed as they are)."""
+    try:
+        return str(demangle.demangle(name))
+    except demangle.Unknown:
+        return None
 
 
 def _table(head: tuple, rows: List[tuple], out: TextIO) -> None:

@@ -19,15 +19,16 @@ from .bundle import BundleEntry
 from .codefile import CodeObjectFile, load
 from .descriptor import KernelDescriptor
 from .elf import CodeObject, Symbol
-from .errors import (ArgumentCountError, ArgumentTypeError, ArgumentValueError, CodeObjectError,
-                     InvalidTargetIdError, KernelArgumentError, LaunchConfigError,
+from .errors import (ArgumentCountError, ArgumentRangeError, ArgumentTypeError,
+                     ArgumentValueError, CodeObjectError, InvalidTargetIdError, KernelArgumentError, LaunchConfigError,
                      NoMatchingTargetError)
 from .kernargs import KernargLayout
 from .metadata import CodeObjectMetadata, KernelArg, KernelInfo
 from .target import TargetId, parse_target_id
 
 __all__ = [
-    "ArgumentCountError", "ArgumentTypeError", "ArgumentValueError", "BundleEntry",
+    "ArgumentCountError", "ArgumentRangeError", "ArgumentTypeError", "ArgumentValueError",
+    "BundleEntry",
     "CodeObject", "CodeObjectError", "CodeObjectFile", "CodeObjectMetadata",
     "InvalidTargetIdError", "KernargLayout", "KernelArg", "KernelArgumentError",
     "KernelDescriptor", "KernelInfo", "LaunchConfigError", "NoMatchingTargetError", "Symbol",

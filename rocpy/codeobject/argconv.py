@@ -1,40 +1,58 @@
-"""Converters from Python objects to the values of kernel parameters.
+"""Converters from Python objects to the values of kernel parameters: the one
+place kernel arguments are converted (HIP ``Kernel.launch``, its compiled path
+through the plan `slot` gives, and HSA dispatch all pack through
+`rocpy.codeobject.kernargs.KernargLayout`, built from here).
 
-`converter_for` picks, once per parameter, a `struct` code and a function
-turning one Python object into the value packed there.  The functions take a
-fast path for the common exact types (``int``, ``float``) and otherwise:
+`slot` classifies a parameter once, from its metadata and its type
+(`rocpy.codeobject.paramtypes` fills ``KernelArg.type_name`` from the
+demangled kernel name, hipRTC source or OpenCL metadata); `converter_for`
+gives the `struct` code and the function turning one Python object into the
+value packed there.  Values convert **by value**, never by reinterpreting
+bits:
 
-- pointers (global buffers, images, samplers, queues ...): ``int``, None
+- pointers (global buffers, references, images, queues ...): ``int``, None
   (NULL), any object with an integer ``.ptr`` attribute (rocpy buffers), cffi
   pointer cdata, or anything with ``__int__``/``__index__``; bools, floats
   and host arrays are refused;
-- integers: Python ints (range-checked against the parameter's signedness
-  when the metadata gives a type name, else against both signed and unsigned
-  ranges), bools, numpy scalars of exactly the parameter's size (their bytes
-  are copied), and Python floats for untyped 2/4/8-byte parameters (the
-  parameter is then taken to be a half/float/double).  HIP metadata has no
-  type names, so a Python int for a ``float`` parameter packs as an integer:
-  pass a Python float or a numpy scalar there;
-- floats: Python and numpy numbers (numpy scalars must have the parameter's
-  size);
-- structs and vectors by value: bytes-like objects, numpy structured scalars
-  and arrays of exactly the parameter's size.
+- integers of a known type (``int``, ``unsigned int``, ``char``, ``bool``
+  ...): Python ints and bools, range-checked (`ArgumentRangeError`, an
+  ``OverflowError``); numpy integer scalars of exactly the parameter's width,
+  by value and range-checked (``np.uint32(7)`` for an ``int``; ``np.int64``
+  for an ``int`` is a ``TypeError``: numpy scalars state a width, so a
+  different one is refused, never narrowed); ctypes integers alike; bytes of
+  exactly the size as the raw bits.  Floats are refused;
+- floats of a known type (``float``, ``double``, ``half``/``_Float16``):
+  Python floats and ints (by value; too large is a range error), numpy
+  floating scalars (and ctypes floats) of exactly the width; numpy integers
+  are refused;
+- structs, unions, enums and vectors by value: bytes-like objects, numpy
+  (structured) values and arrays of exactly the parameter's size;
+- parameters of **unknown type** (``extern "C"`` kernels loaded from a code
+  object: HIP metadata gives sizes only) of 2, 4 or 8 bytes: only values that
+  state their type (numpy scalars or arrays of the size, ctypes scalars,
+  bytes; for 8 bytes also None, rocpy buffers and cffi pointers).  A bare
+  Python int or float is a ``TypeError`` saying to pass ``np.int32(...)`` /
+  ``np.float32(...)``: whether 3 is an ``int`` or a ``float`` is not known,
+  and rocpy never guesses.  1-byte parameters of unknown type take integers
+  (no 1-byte float exists in HIP).
 
 A converter raises `Reject`; the layout turns that into an exception naming
-the parameter.
+the parameter and its type.
 
 `inline_source` writes the same conversion as Python source for a generated
 packer (`rocpy.codeobject.kernargs`): the cheap cases above (exact ``int``,
-``float``, ``bytes``, numpy scalars of the exact size, ``.ptr``) are tested
+``float``, ``bytes``, numpy scalars of the exact type, ``.ptr``) are tested
 inline, anything else calls the converter, so what is accepted and how it is
 refused stay the converter's.
 """
 from __future__ import annotations
 
+import ctypes
 import functools
 import numbers
 import operator
 import struct
+from dataclasses import dataclass
 from typing import Any, Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from .metadata import KernelArg
@@ -47,60 +65,130 @@ _FLOAT_NAMES = {"float": 4, "double": 8, "half": 2, "_Float16": 2, "__fp16": 2,
                 "f16": 2, "f32": 4, "f64": 8}
 _SIGNED_NAMES = {"char", "signed char", "short", "int", "long", "long long", "int8_t",
                  "int16_t", "int32_t", "int64_t", "ptrdiff_t", "intptr_t", "ssize_t",
-                 "i8", "i16", "i32", "i64"}
+                 "i8", "i16", "i32", "i64", "short int", "long int", "long long int",
+                 "signed", "signed int", "signed short", "signed long", "signed long long"}
 _UNSIGNED_NAMES = {"uchar", "unsigned char", "ushort", "unsigned short", "uint", "unsigned",
                    "unsigned int", "ulong", "unsigned long", "unsigned long long", "uint8_t",
-                   "uint16_t", "uint32_t", "uint64_t", "size_t", "uintptr_t", "bool", "_Bool",
-                   "u8", "u16", "u32", "u64"}
+                   "uint16_t", "uint32_t", "uint64_t", "size_t", "uintptr_t",
+                   "u8", "u16", "u32", "u64", "unsigned short int", "unsigned long int",
+                   "unsigned long long int"}
+_BOOL_NAMES = {"bool", "_Bool"}
+_HINTS = {2: ("np.int16(...)", "np.float16(...)", "ctypes.c_int16(...)"),
+          4: ("np.int32(...)", "np.float32(...)", "ctypes.c_int32(...)/ctypes.c_float(...)"),
+          8: ("np.int64(...)", "np.float64(...)", "ctypes.c_int64(...)/ctypes.c_double(...)")}
 
 
 class Reject(Exception):
-    """A converter refused a value; ``is_type`` tells TypeError from ValueError."""
+    """A converter refused a value; ``is_type`` tells TypeError from ValueError,
+    ``overflow`` marks a value out of the parameter type's range."""
 
-    def __init__(self, message: str, is_type: bool = True) -> None:
+    def __init__(self, message: str, is_type: bool = True, overflow: bool = False) -> None:
         super().__init__(message)
-        self.is_type = is_type
+        self.is_type = is_type and not overflow
+        self.overflow = overflow
+
+
+@dataclass(frozen=True)
+class Slot:
+    """How one explicit parameter converts, decided once per kernel.
+
+    ``what``: ``"pointer"``, ``"integer"``, ``"float"``, ``"raw"`` (bytes of
+    the size) or ``"untyped"`` (type unknown, 2/4/8 bytes: values must state
+    their type).  ``kind``: ``"signed"``, ``"unsigned"``, ``"bool"`` or None
+    (integers of unknown signedness: 1-byte parameters of unknown type).
+    ``lo``/``hi``: an integer's bounds (``hi`` exclusive); ``numpy_kinds``: the
+    dtype kinds of the numpy scalars taken inline without a range check.
+    """
+
+    what: str
+    kind: Optional[str]
+    size: int
+    lo: int = 0
+    hi: int = 0
+    numpy_kinds: str = ""
+
+
+def _base_name(name: str) -> str:
+    words = [w for w in name.replace("*", " * ").split()
+             if w not in ("const", "volatile", "restrict", "__restrict__", "struct", "union",
+                          "enum")]
+    return " ".join(words).replace(" *", "*")
 
 
 def scalar_type(arg: KernelArg) -> Optional[str]:
-    """``'float'``, ``'signed'``, ``'unsigned'`` or None (unknown) from the type name."""
+    """``'float'``, ``'signed'``, ``'unsigned'``, ``'bool'``, ``'pointer'``,
+    ``'other'`` (a known non-scalar type: struct, enum, vector) or None (no type)."""
     name = arg.type_name or arg.value_type
     if not name:
         return None
-    words = [w for w in name.split() if w not in ("const", "volatile", "restrict")]
-    base = " ".join(words)
+    base = _base_name(name)
+    if base.endswith("*") or base.endswith("&") or base == "std::nullptr_t":
+        return "pointer"
     if _FLOAT_NAMES.get(base) == arg.size:
         return "float"
+    if base in _BOOL_NAMES and arg.size == 1:
+        return "bool"
     if base in _SIGNED_NAMES:
         return "signed"
     if base in _UNSIGNED_NAMES:
         return "unsigned"
-    return None
+    return "other"
+
+
+@functools.lru_cache(maxsize=None)
+def _bounds(size: int, kind: Optional[str]) -> Tuple[int, int]:
+    bits = 8 * size
+    if kind == "bool":
+        return 0, 2
+    lo = 0 if kind == "unsigned" else -(1 << (bits - 1))
+    hi = (1 << (bits - 1)) if kind == "signed" else (1 << bits)
+    return lo, hi
+
+
+def slot(arg: KernelArg) -> Slot:
+    """The `Slot` (conversion plan) of one explicit parameter."""
+    size = arg.size
+    kind = scalar_type(arg)
+    if (arg.is_pointer or kind == "pointer") and size in _UINT_CODES:
+        return Slot("pointer", None, size)
+    if kind == "float" and size in _FLOAT_CODES:
+        return Slot("float", None, size, numpy_kinds="f")
+    if kind in ("signed", "unsigned", "bool") and size in _UINT_CODES:
+        lo, hi = _bounds(size, kind)
+        numpy_kinds = {"signed": "i", "unsigned": "u", "bool": ""}[kind]
+        return Slot("integer", kind, size, lo, hi, numpy_kinds)
+    if kind is None and size == 1:
+        lo, hi = _bounds(1, None)
+        return Slot("integer", None, 1, lo, hi, "iu")
+    if kind is None and size in _FLOAT_CODES:
+        return Slot("untyped", None, size)
+    return Slot("raw", None, size)
 
 
 def _classify(arg: KernelArg) -> Tuple[str, Optional[str]]:
-    """``('pointer'|'float'|'integer'|'raw', signedness)`` of one explicit parameter."""
-    if arg.is_pointer and arg.size in _UINT_CODES:
-        return "pointer", None
-    kind = scalar_type(arg)
-    if kind == "float":
-        return "float", kind
-    if arg.size in _UINT_CODES:
-        return "integer", kind
-    return "raw", None
+    """``(what, kind)`` of `slot` (kept for callers that want the pair)."""
+    s = slot(arg)
+    return s.what, s.kind
 
 
 def converter_for(arg: KernelArg) -> Tuple[str, Converter]:
     """The `struct` code and converter for one explicit parameter."""
-    size = arg.size
-    what, kind = _classify(arg)
-    if what == "pointer":
+    s = slot(arg)
+    size, type_name = s.size, _named(arg)
+    if s.what == "pointer":
         return _UINT_CODES[size], _pointer(size)
-    if what == "float":
-        return _FLOAT_CODES[size], _floating(size)
-    if what == "integer":
-        return _UINT_CODES[size], _integer(size, kind)
+    if s.what == "float":
+        return _FLOAT_CODES[size], _floating(size, type_name)
+    if s.what == "integer":
+        return _UINT_CODES[size], _integer(size, s.kind, type_name)
+    if s.what == "untyped":
+        return f"{size}s", _untyped(size)
     return f"{size}s", _raw(size)
+
+
+def _named(arg: KernelArg) -> str:
+    name = arg.type_name or arg.value_type
+    return f"{_base_name(name)} ({arg.size} bytes)" if name else f"{arg.size}-byte value"
 
 
 def _type_name(x: Any) -> str:
@@ -112,13 +200,30 @@ def _is_numpy_like(x: Any) -> bool:
     return hasattr(x, "dtype") and hasattr(x, "tobytes")
 
 
-def _exact_bytes(x: Any, size: int) -> Optional[bytes]:
-    """The bytes of a numpy value or bytes-like object; None if ``x`` is neither."""
+def _ctypes_scalar(x: Any) -> Optional[Tuple[str, int]]:
+    """``(numpy-style kind, size)`` of a ctypes number, or None."""
+    if not isinstance(x, ctypes._SimpleCData):  # type: ignore[attr-defined]
+        return None
+    code = getattr(type(x), "_type_", "")
+    if not isinstance(code, str):
+        return None
+    kind = ("i" if code in "bhilq" else "u" if code in "BHILQ" else "f" if code in "fd"
+            else "b" if code == "?" else None)
+    return (kind, ctypes.sizeof(x)) if kind else None
+
+
+def _exact_bytes(x: Any, size: int, kinds: str = "") -> Optional[bytes]:
+    """The bytes of a numpy value, ctypes number or bytes-like object of ``size`` bytes;
+    None if ``x`` is none of them.  ``kinds``: numpy dtype kinds whose values must be
+    converted by value instead (the caller's job: they raise here if of another width);
+    numeric values of other kinds are refused (no reinterpretation of an int's bits as
+    a float's)."""
     numpy_like = _is_numpy_like(x)
     if numpy_like:
         nbytes = getattr(x, "nbytes", -1)
+        dkind = getattr(getattr(x, "dtype", None), "kind", "V")
     elif isinstance(x, (bytes, bytearray, memoryview)):
-        nbytes = memoryview(x).nbytes
+        nbytes, dkind = memoryview(x).nbytes, "V"
     else:
         return None
     if nbytes != size:
@@ -126,7 +231,15 @@ def _exact_bytes(x: Any, size: int) -> Optional[bytes]:
         # an array or bytes of the wrong size is a wrong value.
         raise Reject(f"{_type_name(x)} of {nbytes} bytes given for a {size}-byte parameter",
                      is_type=getattr(x, "shape", None) == ())
+    if kinds is not None and kinds and dkind in "biufc" and dkind not in kinds:
+        raise Reject(f"{_type_name(x)} ({_kind_word(dkind)}) given for a parameter of "
+                     f"{_kind_word(kinds[0])} type")
     return x.tobytes() if numpy_like else memoryview(x).tobytes()
+
+
+def _kind_word(kind: str) -> str:
+    return {"b": "boolean", "i": "integer", "u": "integer", "f": "floating",
+            "c": "complex"}.get(kind, "other")
 
 
 def _is_host_memory(x: Any) -> bool:
@@ -153,6 +266,8 @@ def _address(x: Any, size: int) -> int:
         value = int(ptr)
     elif type(x).__module__ == "_cffi_backend":
         value = _cdata_address(x)
+    elif _cai_address(x) is not None:
+        value = _cai_address(x)  # type: ignore[assignment]
     elif isinstance(x, numbers.Integral):
         value = operator.index(x)
     elif hasattr(x, "__int__") and not isinstance(x, numbers.Real) and not _is_host_memory(x):
@@ -163,6 +278,22 @@ def _address(x: Any, size: int) -> int:
     if not 0 <= value < 1 << (8 * size):
         raise Reject(f"pointer value {value:#x} does not fit in {size} bytes", is_type=False)
     return value
+
+
+def _cai_address(x: Any) -> Optional[int]:
+    """The data pointer of an object with ``__cuda_array_interface__`` (CuPy, Numba,
+    AMD's bindings), or None.  Ordering after its producer's stream is the
+    launcher's (`rocpy.hip.module`), which knows the stream."""
+    if not hasattr(type(x), "__cuda_array_interface__"):
+        return None
+    try:
+        data = x.__cuda_array_interface__["data"][0]
+    except (AttributeError, KeyError, TypeError, IndexError):
+        raise Reject(f"{_type_name(x)}.__cuda_array_interface__ has no data pointer") from None
+    if not isinstance(data, int) or isinstance(data, bool):
+        raise Reject(f"{_type_name(x)}.__cuda_array_interface__ data pointer is "
+                     f"{_type_name(data)}, not an int")
+    return data
 
 
 def _cdata_address(x: Any) -> int:
@@ -192,79 +323,104 @@ def _pointer(size: int) -> Converter:
     return convert
 
 
-def _integer(size: int, kind: Optional[str]) -> Converter:
-    bits = 8 * size
-    lo = 0 if kind == "unsigned" else -(1 << (bits - 1))
-    hi = (1 << (bits - 1)) if kind == "signed" else (1 << bits)
-    mask = (1 << bits) - 1
-    what = f"{size}-byte {kind + ' ' if kind else ''}integer"
+def _integer(size: int, kind: Optional[str], type_name: str = "") -> Converter:
+    lo, hi = _bounds(size, kind)
+    mask = (1 << (8 * size)) - 1
+    what = type_name or f"{size}-byte integer"
+    kinds = "b" if kind == "bool" else "iub" if size == 1 else "iu"
 
     def check(value: int) -> int:
         if lo <= value < hi:
             return value & mask
-        raise Reject(f"{value} is out of range for a {what} ({lo}..{hi - 1})", is_type=False)
-
-    exact_types = set()  # numpy integer scalar types of this size, seen before
-    float_bits = _float_bits(size) if size in _FLOAT_CODES else None
+        raise Reject(f"{value} is out of range for {what} ({lo}..{hi - 1})", overflow=True)
 
     def convert(x: Any) -> int:
         if type(x) is int:
             return check(x)
-        if type(x) in exact_types:
-            return int(x) & mask
         if isinstance(x, bool):
             return int(x)
-        data = _exact_bytes(x, size)
+        c = _ctypes_scalar(x)
+        if c is not None:
+            if c[1] != size or c[0] not in kinds:
+                raise Reject(f"{_type_name(x)} given for {what}")
+            return check(int(x.value))
+        if _is_numpy_like(x) and getattr(x, "shape", None) == () and x.dtype.kind in "iub":
+            if x.dtype.itemsize != size:
+                raise Reject(f"{_type_name(x)} ({x.dtype.itemsize} bytes) given for {what}: "
+                             f"pass a numpy integer of {size} bytes or a Python int")
+            return check(int(x))
+        data = _exact_bytes(x, size, kinds)
         if data is not None:
-            if getattr(x, "shape", None) == () and x.dtype.kind in "iu":
-                exact_types.add(type(x))
             return int.from_bytes(data, "little")
         if isinstance(x, numbers.Integral):
             return check(operator.index(x))
-        if isinstance(x, numbers.Real) and kind is None and float_bits is not None:
-            return float_bits(x)
-        if size == 8 and kind is None and (hasattr(x, "ptr") or
-                                           type(x).__module__ == "_cffi_backend"):
-            return _address(x, size)
-        raise Reject(f"expected an integer for a {what}, got {_type_name(x)}")
+        raise Reject(f"expected an integer for {what}, got {_type_name(x)}")
     return convert
 
 
-def _float_bits(size: int) -> Callable[[Any], int]:
-    """A real number's bits as a ``size``-byte float (untyped parameters given a float)."""
-    pack = struct.Struct("<" + _FLOAT_CODES[size]).pack
-
-    def bits(x: Any) -> int:
-        try:
-            return int.from_bytes(pack(float(x)), "little")
-        except OverflowError:
-            raise Reject(f"{x!r} does not fit a {size}-byte float", is_type=False) from None
-    return bits
-
-
-def _floating(size: int) -> Converter:
+def _floating(size: int, type_name: str = "") -> Converter:
     code = "<" + _FLOAT_CODES[size]
+    what = type_name or f"{size}-byte float"
+
+    def by_value(x: Any) -> float:
+        try:
+            value = float(x)
+            struct.pack(code, value)
+        except (OverflowError, struct.error):
+            raise Reject(f"{x!r} is out of range for {what}", overflow=True) from None
+        return value
 
     def convert(x: Any) -> float:
         if type(x) is float:
             return x
         if isinstance(x, bool):
-            raise Reject(f"expected a number for a {size}-byte float, got bool")
-        data = _exact_bytes(x, size)
+            raise Reject(f"expected a number for {what}, got bool")
+        c = _ctypes_scalar(x)
+        if c is not None:
+            if c != ("f", size):
+                raise Reject(f"{_type_name(x)} given for {what}")
+            return float(x.value)
+        data = _exact_bytes(x, size, "f")
         if data is not None:
             return struct.unpack(code, data)[0]
         if isinstance(x, numbers.Real):
-            try:
-                return float(x)
-            except OverflowError:
-                raise Reject(f"{x!r} does not fit a {size}-byte float", is_type=False) from None
-        raise Reject(f"expected a number for a {size}-byte float, got {_type_name(x)}")
+            return by_value(x)
+        raise Reject(f"expected a number for {what}, got {_type_name(x)}")
+    return convert
+
+
+def _untyped(size: int) -> Converter:
+    """Type unknown: only values stating their type (their bytes are packed)."""
+    as_int, as_float, as_ctypes = _HINTS[size]
+    pointer = " or a buffer/None for a pointer" if size == 8 else ""
+
+    def convert(x: Any) -> bytes:
+        c = _ctypes_scalar(x)
+        if c is not None:
+            if c[1] != size:
+                raise Reject(f"{_type_name(x)} of {c[1]} bytes given for a {size}-byte "
+                             "parameter")
+            return bytes(x)
+        if size == 8 and type(x).__module__ == "_cffi_backend":
+            return _cdata_address(x).to_bytes(8, "little")
+        data = _exact_bytes(x, size, "")
+        if data is not None:
+            return data
+        if size == 8 and (x is None or hasattr(x, "ptr") or _cai_address(x) is not None):
+            return _address(x, 8).to_bytes(8, "little")
+        if isinstance(x, (numbers.Number, bool)):
+            raise Reject(f"the type of this {size}-byte parameter is unknown (an extern \"C\" "
+                         f"kernel: the code object gives sizes only), so a Python "
+                         f"{_type_name(x)} could be an integer or a float: pass {as_int} or "
+                         f"{as_float} (or {as_ctypes}){pointer}")
+        raise Reject(f"expected a numpy scalar, ctypes value or {size} bytes for a "
+                     f"{size}-byte parameter of unknown type{pointer}, got {_type_name(x)}")
     return convert
 
 
 def _raw(size: int) -> Converter:
     def convert(x: Any) -> bytes:
-        data = _exact_bytes(x, size)
+        data = _exact_bytes(x, size, "")
         if data is not None:
             return data
         try:
@@ -332,7 +488,8 @@ def inline_source(arg: KernelArg, i: int) -> Tuple[List[str], Dict[str, Any]]:
     caller puts in the generated function's namespace.  Every name is made
     from ``i``; every constant is an int literal.
     """
-    size, (what, kind) = arg.size, _classify(arg)
+    plan = slot(arg)
+    size, what = plan.size, plan.what
     a, v, c = f"a{i}", f"v{i}", f"c{i}"
     names: Dict[str, Any] = {}
 
@@ -350,6 +507,19 @@ def inline_source(arg: KernelArg, i: int) -> Tuple[List[str], Dict[str, Any]]:
                 "else:",
                 f"    {v} = {c}({a})"], names
     lines = [f"t = type({a})"]
+    if what == "untyped":
+        lines += [f"if t is bytes and len({a}) == {int_literal(size)}:", f"    {v} = {a}"]
+        numpies = _numpy_types("iuf", size)
+        if numpies:
+            lines += [f"elif {exact(numpies, 'N')}:", f"    {v} = {a}.tobytes()"]
+        if size == 8:
+            names["POINTER_TYPES"] = _POINTER_TYPES
+            limit = int_literal(1 << 64)
+            lines += ["elif t in POINTER_TYPES:",
+                      f"    p = getattr({a}, 'ptr', None)",
+                      f"    {v} = p.to_bytes(8, 'little') if type(p) is int and 0 <= p < {limit} "
+                      f"else {c}({a})"]
+        return lines + ["else:", f"    {v} = {c}({a})"], names
     if what == "pointer":
         limit = int_literal(1 << (8 * size))
         lines += [f"if t is int and 0 <= {a} < {limit}:",
@@ -366,28 +536,12 @@ def inline_source(arg: KernelArg, i: int) -> Tuple[List[str], Dict[str, Any]]:
         if floats:
             lines += [f"elif {exact(floats, 'F')}:", f"    {v} = float({a})"]
         return lines + ["else:", f"    {v} = {c}({a})"], names
-    bits = 8 * size
-    lo = 0 if kind == "unsigned" else -(1 << (bits - 1))
-    hi = (1 << (bits - 1)) if kind == "signed" else (1 << bits)
-    mask = int_literal((1 << bits) - 1)
-    lines += [f"if t is int and {int_literal(lo)} <= {a} < {int_literal(hi)}:",
-              f"    {v} = {a} & {mask}" if lo < 0 else f"    {v} = {a}"]
-    ints = _numpy_types("iu", size)
+    mask = int_literal((1 << (8 * size)) - 1)
+    lines += [f"if t is int and {int_literal(plan.lo)} <= {a} < {int_literal(plan.hi)}:",
+              f"    {v} = {a} & {mask}" if plan.lo < 0 else f"    {v} = {a}"]
+    ints = _numpy_types(plan.numpy_kinds, size) if plan.numpy_kinds else frozenset()
     if ints:  # operator.index: the int() the converter takes, at half the cost
         names.update({f"I{i}": ints, "index": operator.index})
         lines += [f"elif t in I{i}:", f"    {v} = index({a}) & {mask}"]
     lines += ["elif t is bool:", f"    {v} = int({a})"]
-    if kind is None and size in _FLOAT_CODES:
-        names[f"B{i}"] = _float_bits(size)
-        lines += ["elif t is float:", f"    {v} = B{i}({a})"]
-        floats = _numpy_types("f", size)
-        if floats:
-            lines += [f"elif {exact(floats, 'F')}:",
-                      f"    {v} = int.from_bytes({a}.tobytes(), 'little')"]
-    if kind is None and size == 8:
-        names["POINTER_TYPES"] = _POINTER_TYPES
-        limit = int_literal(1 << 64)
-        lines += ["elif t in POINTER_TYPES:",
-                  f"    p = getattr({a}, 'ptr', None)",
-                  f"    {v} = p if type(p) is int and 0 <= p < {limit} else {c}({a})"]
     return lines + ["else:", f"    {v} = {c}({a})"], names

@@ -71,5 +71,10 @@ class ArgumentValueError(KernelArgumentError, ValueError):
     """An argument's value does not fit its parameter (range, byte size)."""
 
 
+class ArgumentRangeError(ArgumentValueError, OverflowError):
+    """An argument's value is out of its parameter type's range (300 for an
+    ``unsigned char``, 1e39 for a ``float``)."""
+
+
 class LaunchConfigError(KernelArgumentError, ValueError):
     """Grid, block or dynamic LDS size is invalid or does not fit a hidden argument."""

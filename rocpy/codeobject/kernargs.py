@@ -40,8 +40,8 @@ from types import CodeType
 from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, NoReturn,
                     Optional, Sequence, Tuple)
 
-from . import argconv
-from .errors import (ArgumentCountError, ArgumentTypeError, ArgumentValueError, CodeObjectError,
+from . import argconv, paramtypes
+from .errors import (ArgumentCountError, ArgumentRangeError, ArgumentTypeError, ArgumentValueError, CodeObjectError,
                      LaunchConfigError)
 from .metadata import MAX_KERNARG_SIZE, KernelArg, natural_alignment
 
@@ -104,14 +104,18 @@ class KernargLayout:
                 f"{len(self.hidden)} hidden, {self.size} bytes>")
 
     @classmethod
-    def from_metadata(cls, kernel: "KernelInfo") -> "KernargLayout":
-        """The layout of a kernel from its code object metadata."""
-        return cls(kernel.args, kernel.hidden_args, kernel.kernarg_segment_size,
+    def from_metadata(cls, kernel: "KernelInfo",
+                      declared: Optional[Sequence[str]] = None) -> "KernargLayout":
+        """The layout of a kernel from its code object metadata, the parameters typed
+        by `rocpy.codeobject.paramtypes` (``declared``: types known from source)."""
+        args = paramtypes.typed_args(kernel.args, kernel.name, declared)
+        return cls(args, kernel.hidden_args, kernel.kernarg_segment_size,
                    kernel.kernarg_segment_align, kernel.name)
 
     @classmethod
     def from_params(cls, params: Iterable[Sequence[Any]], *, size: Optional[int] = None,
-                    alignment: int = 8, name: str = "kernel") -> "KernargLayout":
+                    alignment: int = 8, name: str = "kernel",
+                    types: Optional[Sequence[str]] = None) -> "KernargLayout":
         """A layout from ``(offset, size[, kind[, name]])`` tuples, in parameter order.
 
         ``kind`` is a metadata value kind: ``"global_buffer"`` for pointers,
@@ -119,6 +123,10 @@ class KernargLayout:
         arguments.  An 8-byte ``by_value`` also takes pointers, so the
         ``(offset, size)`` pairs of ``cuFuncGetParamInfo`` are enough.  ``size``
         defaults to the end of the last parameter rounded up to ``alignment``.
+        Parameter types come from ``types`` (C spellings, one per explicit
+        parameter) or else from ``name`` when it is a mangled name
+        (`rocpy.codeobject.paramtypes`); without either, 2/4/8-byte values
+        refuse bare Python numbers.
         """
         args: List[KernelArg] = []
         for i, p in enumerate(params):
@@ -134,8 +142,8 @@ class KernargLayout:
                                   name=p[3] if len(p) == 4 else None))
         end = max((a.offset + a.size for a in args), default=0)
         total = size if size is not None else -(-end // alignment) * alignment
-        return cls([a for a in args if not a.is_hidden], [a for a in args if a.is_hidden],
-                   total, alignment, name)
+        explicit = paramtypes.typed_args([a for a in args if not a.is_hidden], name, types)
+        return cls(explicit, [a for a in args if a.is_hidden], total, alignment, name)
 
     def describe(self, index: int) -> str:
         """How error messages name ``args[index]``: position, name, kind, size, offset."""
@@ -241,7 +249,8 @@ class KernargLayout:
             try:
                 conv(arg)
             except argconv.Reject as exc:
-                cls = ArgumentTypeError if exc.is_type else ArgumentValueError
+                cls = (ArgumentRangeError if exc.overflow else
+                       ArgumentTypeError if exc.is_type else ArgumentValueError)
                 raise cls(f"{self.describe(i)}: {exc}", i, self.params[i].name) from None
         raise ArgumentTypeError(f"{self.name}: an argument was refused, then accepted")
 
@@ -251,8 +260,9 @@ class KernargLayout:
             try:
                 struct.pack("<" + code, values[i])
             except (struct.error, OverflowError) as exc:
-                raise ArgumentValueError(f"{self.describe(i)}: {values[i]!r} does not fit "
-                                         f"({exc})", i, self.params[i].name) from None
+                raise ArgumentRangeError(f"{self.describe(i)}: {values[i]!r} is out of range "
+                                         f"for {argconv._named(self.params[i])} ({exc})", i,
+                                         self.params[i].name) from None
 
     def _hidden_tail(self, grid: Dims, block: Dims, grid_blocks: Dims, dynamic_lds: int,
                      hidden: Optional[Mapping[str, int]]) -> bytes:

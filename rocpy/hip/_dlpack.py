@@ -156,7 +156,9 @@ def _order(buffer: Any, stream: Any, dev_type: int, dev_id: int) -> None:
     """Make the consumer's stream see the work rocpy last enqueued on ``buffer``."""
     if stream == -1:
         return
-    if not (stream is None or isinstance(stream, int) or hasattr(stream, "__hip_stream__")) \
+    from .stream import stream_handle
+    protocol = None if stream is None or isinstance(stream, int) else stream_handle(stream)
+    if not (stream is None or isinstance(stream, int) or protocol is not None) \
             or isinstance(stream, bool):
         raise BufferError(f"stream must be an int handle, None or -1, not {type(stream).__name__}")
     from .memory import last_stream
@@ -168,8 +170,8 @@ def _order(buffer: Any, stream: Any, dev_type: int, dev_id: int) -> None:
         return
     if stream is None:
         stream = 0 if api().name != "nvidia" else 1  # the legacy default stream
-    if hasattr(stream, "__hip_stream__"):
-        stream = stream.__hip_stream__()[1]
+    if protocol is not None:
+        stream = protocol
     if not isinstance(stream, int):
         raise BufferError(f"stream must be an int handle, None or -1, not {type(stream).__name__}")
     if stream == last._stream_int():

@@ -3,6 +3,8 @@
 cubins carry no AMDGPU metadata; the driver knows each parameter's offset and
 size (``cuFuncGetParamInfo``, in the driver API since CUDA 12.4, so present in
 any current driver even under the 11.8 runtime this backend is built with).
+The driver gives no types: those come from the kernel's mangled name (or
+``Module.load(param_types=)``) through `rocpy.codeobject.paramtypes`, as on AMD.
 """
 from __future__ import annotations
 

@@ -21,7 +21,14 @@ memory is ``kDLROCM``, NVIDIA memory ``kDLCUDA``.  **On the stub backend
 device memory is ordinary host memory the stub tracks, and is exported as
 ``kDLCPU``, never as GPU memory**, so no consumer mistakes it for a GPU
 allocation.  Pinned host memory is ``kDLCPU`` everywhere.
-``__cuda_array_interface__`` exists on the nvidia backend only.
+``__cuda_array_interface__`` (v3, with the ``stream`` key) is exported on
+every backend and taken wherever device memory is (`rocpy.hip._cai`).
+Host-accessible buffers (`HostBuffer`, `ManagedBuffer`) are numpy arrays
+without a copy: ``np.asarray(buf)`` (``__array__``) and, on Python 3.12+,
+``memoryview(buf)`` (``__buffer__``; 3.10/3.11 have no buffer protocol for
+Python classes: use ``memoryview(buf.numpy())``).  `DeviceBuffer` refuses with a
+``TypeError`` on every backend, the stub included (its "device" memory is
+host memory, but code that reads it there would fail on a GPU).
 A raw buffer exports as a 1-D ``uint8`` array; ``buf.typed(np.float32,
 shape)`` gives a typed view.
 """
@@ -38,7 +45,8 @@ from ..errors import hip_error
 from .. import _args
 from . import _api, _calls, _wait
 from ._api import api, use_device
-from .typed import TypedBuffer, _cuda_array_interface, _numpy_view
+from . import _cai
+from .typed import TypedBuffer, _as_array, _cuda_array_interface, _numpy_view
 
 
 def _size(nbytes: Any, call: str) -> int:
@@ -69,14 +77,24 @@ def _free_async(ptr: int, stream: Any) -> None:
         raise hip_error(st, "hipFreeAsync")
 
 
-def _other_end(obj: Any, writable: bool, call: str) -> tuple[Any, int, Any]:
+def _other_end(obj: Any, writable: bool, call: str,
+               stream: Any = None) -> tuple[Any, int, Any]:
     """(pointer, nbytes, object to keep alive) of a copy's other end: a buffer
-    (refused when closed) or anything `_endpoint` takes."""
+    (refused when closed), an object with ``__cuda_array_interface__`` (its
+    producer's stream waited for unless it is ``stream``), or anything
+    `_endpoint` takes."""
     if isinstance(obj, Buffer):
         ptr = obj._h
         if ptr is None:
             raise obj._closed_error()
         return ptr, obj._nbytes, obj
+    if not isinstance(obj, (np.ndarray, TypedBuffer, bytes, bytearray, memoryview)):
+        iface = _cai.interface(obj)
+        if iface is not None:
+            ptr, n = _cai.describe(obj, iface, writable, call)
+            consumer = 0 if stream is None else _stream_of(stream)._stream_int()
+            _cai.wait_for_producer(iface, consumer, call)
+            return ptr, n, obj
     return _endpoint(obj, writable, call)
 
 
@@ -244,7 +262,7 @@ class Buffer(Handle):
         if ptr is None:
             raise self._closed_error()
         call = f"{type(self).__name__}.copy_{'to' if to_other else 'from'}"
-        optr, n, keep = _other_end(other, to_other, call)
+        optr, n, keep = _other_end(other, to_other, call, stream)
         if n != self._nbytes:
             end, way = ("the destination", "from") if to_other else ("the source", "into")
             raise _api.invalid(call, f"{end} has {n} bytes, this buffer {self._nbytes}: "
@@ -348,8 +366,19 @@ class Buffer(Handle):
 
     @property
     def __cuda_array_interface__(self) -> dict[str, Any]:
-        """CUDA Array Interface v3 (nvidia backend only), as 1-D ``uint8``."""
+        """CUDA Array Interface v3 as 1-D ``uint8``, on every backend."""
         return _cuda_array_interface(self, np.dtype(np.uint8), (self._nbytes,))
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        """``np.asarray(buf)``: a zero-copy 1-D ``uint8`` view of host-accessible memory
+        (it keeps the memory alive as `HostBuffer.numpy` does); ``TypeError`` for
+        device memory."""
+        return _as_array(_numpy_view(self, np.uint8, None), dtype, copy)
+
+    def __buffer__(self, flags: int) -> memoryview:
+        """The buffer protocol (Python 3.12+): a writable byte view of host-accessible
+        memory, holding it as `numpy` does; ``TypeError`` for device memory."""
+        return memoryview(_numpy_view(self, np.uint8, None))
 
 
 class DeviceBuffer(Buffer):

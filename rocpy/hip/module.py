@@ -31,7 +31,7 @@ from typing import Any
 from .. import _hotpath, codeobject
 from .._handle import Handle
 from ..errors import HipError, hip_error
-from . import _api
+from . import _api, _cai
 from ._api import api, use_device
 from .device import Device, as_device
 from .stream import Stream, as_stream
@@ -109,7 +109,8 @@ class Module(Handle):
     while any of its kernels (or work using them) does.
     """
 
-    __slots__ = ("_dev", "_ctx", "_image", "_code", "_names", "_kernels", "_source", "_mlock")
+    __slots__ = ("_dev", "_ctx", "_image", "_code", "_names", "_kernels", "_source", "_mlock",
+                 "_ptypes")
 
     _dev: Device
     _code: Any
@@ -119,14 +120,42 @@ class Module(Handle):
         raise TypeError("load a Module with Module.load(path_or_bytes, device=...)")
 
     @classmethod
-    def load(cls, source: Any, device: Any = None) -> Module:
+    def load(cls, source: Any, device: Any = None, *,
+             param_types: Mapping[str, Sequence[str]] | None = None) -> Module:
         """Load a code object file (path or bytes) on ``device`` (default: current).
 
         AMD/stub: an offload bundle (plain or compressed) or an AMDGPU ELF;
         the entry for the device's target is chosen
         (`rocpy.codeobject.NoMatchingTargetError` lists the file's targets
         when none matches).  nvidia: a cubin, PTX text or fatbin.
+
+        ``param_types`` declares the parameter types of ``extern "C"`` kernels
+        (``{"vadd": ("float*", "float*", "float*", "int")}``), whose names carry
+        none: with them, `Kernel.launch` converts Python numbers by value;
+        without, it refuses bare numbers for their 2/4/8-byte values.  A list
+        that disagrees with the kernel's metadata (count, pointer or value,
+        builtin sizes) raises ``ValueError`` at ``mod[name]``.  Kernels with
+        mangled names are typed from their names anyway.
         """
+        declared: dict[str, tuple[tuple[str, ...], bool]] = {}
+        if param_types is not None:
+            if not isinstance(param_types, Mapping):
+                raise TypeError(f"param_types must be a mapping of kernel name to type names, "
+                                f"not {type(param_types).__name__}")
+            for name, types_ in param_types.items():
+                if not isinstance(name, str) or isinstance(types_, (str, bytes)) or \
+                        not all(isinstance(t, str) for t in types_):
+                    raise TypeError(f"param_types[{name!r}] must be a sequence of type names "
+                                    f"(str), not {types_!r}")
+                declared[name] = (tuple(types_), True)
+        return cls._load(source, device, declared)
+
+    @classmethod
+    def _load(cls, source: Any, device: Any,
+              declared: Mapping[str, tuple[tuple[str, ...], bool]]) -> Module:
+        """`load`; ``declared``: kernel name -> (types, strict): strict lists (the
+        caller's) must agree with the metadata, others (parsed from source) are
+        used only where they do."""
         a = api()
         dev = as_device(device)
         data, where = _read(source)
@@ -166,6 +195,7 @@ class Module(Handle):
         mod._kernels = weakref.WeakValueDictionary()
         mod._source = where
         mod._mlock = threading.Lock()
+        mod._ptypes = dict(declared)
         return mod
 
     @property
@@ -312,7 +342,6 @@ class Kernel(Handle):
         ffi, lib = a.ffi, a.lib
         dev = module._dev
         k = cls.__new__(cls)
-        Handle.__init__(k, handle, parents=(module,))
         k._module = module
         k._dev = dev
         k._dev_index = dev._index
@@ -321,16 +350,24 @@ class Kernel(Handle):
             k._info = module._code.kernels.get(name)
         else:
             k._info = None
+        declared, strict = module._ptypes.get(name, (None, False))
         if k._info is not None:
-            layout = k._info.layout
+            layout = (k._info.layout if declared is None else
+                      codeobject.KernargLayout.from_metadata(k._info, declared))
         elif a.name == "nvidia":
             from ._nvidia_params import param_layout
             pairs = param_layout(_api.address(handle))
             end = max((off + size for off, size in pairs), default=0)
-            layout = codeobject.KernargLayout.from_params(pairs, size=end, name=name)
+            layout = codeobject.KernargLayout.from_params(pairs, size=end, name=name,
+                                                          types=declared)
         else:
             raise _api.fail("hipErrorNotFound", "Module[name]",
                             f"no metadata for kernel {name!r}: cannot lay out its arguments")
+        if strict and any(p.type_name is None for p in layout.params):
+            raise ValueError(f"param_types[{name!r}] = {declared!r} does not match the "
+                             f"kernel's {len(layout.params)} parameters "
+                             f"({', '.join(f'{p.size} bytes' for p in layout.params)})")
+        Handle.__init__(k, handle, parents=(module,))
         k._layout = layout
         # the layout's generated pack_into, called positionally: (buffer, offset, args,
         # grid, block, grid_blocks, dynamic_lds, hidden); it raises naming a bad argument
@@ -478,10 +515,13 @@ class Kernel(Handle):
 
         ``grid`` and ``block`` are ints or 1 to 3 ints (HIP's convention:
         ``grid`` counts blocks).  ``args`` follow the kernel's parameters:
-        buffers (or ints) for pointers, Python or numpy numbers for values
-        (pass ``np.int32(n)``/``np.float32(x)`` where the type matters), bytes
-        or numpy structs for structs.  ``stream`` is a `Stream`, an object with
-        ``__hip_stream__``, or None for the device's null stream;
+        buffers, ints, None or objects with ``__cuda_array_interface__`` for
+        pointers; numbers for values, converted by value from the parameter's
+        type (C++ kernels' mangled names, hipRTC sources, ``param_types=``; see
+        `rocpy.codeobject.argconv`); where the type is unknown (``extern "C"``
+        from a file), ``np.int32(n)``/``np.float32(x)`` say it; bytes or numpy
+        structs for structs.  ``stream`` is a `Stream`, an object with
+        ``__hip_stream__``/``__cuda_stream__``, or None for the device's null stream;
         ``shared_mem`` is dynamic LDS in bytes.  The configuration is checked
         against the device's limits before the call
         (``hipErrorInvalidConfiguration``/``hipErrorInvalidValue``); the
@@ -508,6 +548,13 @@ class Kernel(Handle):
             s = as_stream(stream, self._dev)
         sh = s._enter()   # open, callback errors raised, the current device set if needed
         args = _launch_args(args)
+        for a in args:   # foreign arrays: after their producer's stream (CAI v3)
+            t = type(a)
+            if t is not int and a is not None and t not in _buffer_types() and \
+                    hasattr(t, "__cuda_array_interface__"):
+                iface = _cai.interface(a)
+                if iface is not None:
+                    _cai.wait_for_producer(iface, _api.address(sh), "Kernel.launch")
         # cached by value for immutable geometry only (a list mutated between launches,
         # or an array, which must never be compared, is revalidated every time)
         # the cache is one tuple (geometry, dims), replaced whole: threads see a consistent one
@@ -586,24 +633,24 @@ class Kernel(Handle):
 
 def _param_spec(layout: codeobject.KernargLayout) -> tuple[tuple[Any, ...], ...] | None:
     """The explicit parameters as `rocpy._hot.Launcher` reads them:
-    ``(offset, size, what, untyped, lo, hi, numpy_types)``, with the bounds and
-    types of `rocpy.codeobject.argconv.inline_source` (the cases it takes inline)."""
+    ``(offset, size, what, untyped, lo, hi, numpy_types)``, from the conversion plan
+    (`rocpy.codeobject.argconv.slot`) the Python packer is generated from; parameters
+    of unknown type are raw bytes there (anything else goes to the Python packer)."""
     from ..codeobject import argconv
     spec = []
     for p in layout.params:
-        what, kind = argconv._classify(p)
+        plan = argconv.slot(p)
         size = p.size
-        if what == "pointer":
+        if plan.what == "pointer":
             spec.append((p.offset, size, 1, 0, 0, 0, 0, None))
-        elif what == "integer":
-            bits = 8 * size
-            lo = 0 if kind == "unsigned" else -(1 << (bits - 1))
-            hi = (1 << (bits - 1)) if kind == "signed" else (1 << bits)
-            types = argconv._numpy_types("iu", size) or None
-            spec.append((p.offset, size, 2, int(kind is None), lo, hi % (1 << 64), 0, types))
-        elif what == "float":
+        elif plan.what == "integer":
+            types = (argconv._numpy_types(plan.numpy_kinds, size) or None
+                     if plan.numpy_kinds else None)
+            spec.append((p.offset, size, 2, 0, plan.lo, plan.hi % (1 << 64),
+                         int(plan.kind == "signed"), types))
+        elif plan.what == "float":
             types = argconv._numpy_types("f", size) or None
-            spec.append((p.offset, size, 3, 0, 0, 0, 0, types))
+            spec.append((p.offset, size, 3, 0, 0, 0, 0, None if types is None else types))
         else:
             spec.append((p.offset, size, 4, 0, 0, 0, 0, None))
     return tuple(spec)

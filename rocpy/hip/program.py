@@ -31,6 +31,7 @@ from typing import Any
 from ..errors import HiprtcError, NotSupportedError, StatusError, hiprtc_error
 from ._api import api
 from .device import as_device
+from ..codeobject import paramtypes
 from .module import Module
 
 
@@ -89,7 +90,10 @@ class Program:
         else:
             code = self._hipcc(dev, opts)
         self.code = code
-        return Module.load(code, dev)
+        # extern "C" kernels' names carry no types: take them from the declarations
+        declared = {name: (types, False)
+                    for name, types in paramtypes.parse_declarations(self.source).items()}
+        return Module._load(code, dev, declared)
 
     # ---- hipRTC ---------------------------------------------------------------------
 

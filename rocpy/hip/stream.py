@@ -25,9 +25,10 @@ Kinds of stream:
   ``owner`` is kept alive as long as the wrapper.
 
 Everywhere rocpy takes a stream it also takes ``None`` (the null stream of
-the device concerned) and any object with a ``__hip_stream__()`` method
-returning ``(version, handle_int)`` (on nvidia also ``__cuda_stream__``).
-Streams have both.
+the device concerned) and any object with a ``__hip_stream__()`` or
+``__cuda_stream__()`` method returning ``(version, handle_int)`` (CuPy, AMD's
+HIP bindings and cuda.core use the CUDA name on ROCm too), on every backend;
+`stream_handle` is the one place that reads them.  Streams export both.
 
 Stream-ordered lifetime: what enqueued work uses (buffers, pageable host
 arrays, kernel arguments) is held by the stream until that work completes.
@@ -263,7 +264,7 @@ class Stream(_OrderedHandle):
         ffi = a.ffi
         if isinstance(handle, Stream):
             return handle
-        proto = _protocol(handle)
+        proto = stream_handle(handle)
         if proto is not None:
             if owner is None:
                 owner = handle
@@ -352,12 +353,9 @@ class Stream(_OrderedHandle):
         """The stream protocol: ``(0, handle as int)`` (0 is the null stream)."""
         return 0, self._stream_int()
 
-    @property
-    def __cuda_stream__(self) -> Callable[[], tuple[int, int]]:
-        """``__cuda_stream__()`` on the nvidia backend only (as ``__hip_stream__``)."""
-        if api().name != "nvidia":
-            raise AttributeError("__cuda_stream__ exists on the nvidia backend only")
-        return self.__hip_stream__
+    def __cuda_stream__(self) -> tuple[int, int]:
+        """The same protocol under the CUDA name (cuda.core, CuPy), on every backend."""
+        return self.__hip_stream__()
 
     def __repr__(self) -> str:
         if self._h is None:
@@ -593,20 +591,33 @@ class Stream(_OrderedHandle):
             self.close()
 
 
-def _protocol(obj: Any) -> Any:
-    """The handle int from ``__hip_stream__`` / ``__cuda_stream__``, or None."""
-    fn = getattr(obj, "__hip_stream__", None)
-    if fn is None and api().name == "nvidia":
-        fn = getattr(obj, "__cuda_stream__", None)
-    if fn is None:
+def stream_handle(obj: Any) -> int | None:
+    """The stream handle (an int) an object exports through ``__hip_stream__`` or
+    ``__cuda_stream__`` (a method returning ``(version, handle)``, or such a tuple),
+    or None when it has neither: the one reader of the stream protocols.  A
+    malformed answer is a ``TypeError`` naming the object's type."""
+    for name in ("__hip_stream__", "__cuda_stream__"):
+        fn = getattr(obj, name, None)
+        if fn is not None:
+            break
+    else:
         return None
-    value = fn()
+    value = fn() if callable(fn) else fn
     if isinstance(value, tuple):
         if len(value) != 2:
-            raise TypeError(f"{type(obj).__name__}.__hip_stream__() returned {value!r}, "
+            raise TypeError(f"{type(obj).__name__}.{name}() returned {value!r}, "
                             "not (version, handle)")
         value = value[1]
-    return int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        if type(value).__module__ == "_cffi_backend":
+            return _api.address(value)
+        raise TypeError(f"{type(obj).__name__}.{name}() gave a {type(value).__name__} handle, "
+                        "not an int")
+    if value < 0:
+        raise ValueError(f"{type(obj).__name__}.{name}() gave a negative handle {value}")
+    return value
+
+
 
 
 def _stream_device(value: int) -> Any:
@@ -626,7 +637,7 @@ def as_stream(obj: Any, device: Any = None) -> Stream:
         return Stream.null(device)
     if isinstance(obj, Stream):
         return obj
-    handle = _protocol(obj)
+    handle = stream_handle(obj)
     if handle is None:
         raise TypeError(f"expected a Stream, None or an object with __hip_stream__, "
                         f"not {type(obj).__name__}")

@@ -106,9 +106,24 @@ class TypedBuffer:
 
     @property
     def __cuda_array_interface__(self) -> dict[str, Any]:
-        """CUDA Array Interface v3 (nvidia backend only)."""
-        return _cuda_array_interface(self.buffer, self.dtype, self.shape)
+        """CUDA Array Interface v3, on every backend (``stream``: see `rocpy.hip._cai`)."""
+        return _cuda_array_interface(self.buffer, self.dtype, self.shape, self.readonly)
 
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        """``np.asarray(typed)``: a zero-copy view of host-accessible memory (pinned,
+        managed) with this dtype and shape; device memory raises ``TypeError``."""
+        return _as_array(_numpy_view(self.buffer, self.dtype, self.shape), dtype, copy)
+
+
+
+def _as_array(view: np.ndarray, dtype: Any, copy: bool | None) -> np.ndarray:
+    """numpy's ``__array__(dtype, copy)`` contract over a zero-copy ``view``."""
+    if dtype is not None and np.dtype(dtype) != view.dtype:
+        if copy is False:
+            raise ValueError(f"a {view.dtype} buffer cannot be viewed as {np.dtype(dtype)} "
+                             "without a copy")
+        return view.astype(dtype)
+    return view.copy() if copy else view
 
 
 def _numpy_view(buffer: Buffer, dtype: Any, shape: Any, force: bool = False) -> np.ndarray:
@@ -124,17 +139,11 @@ def _numpy_view(buffer: Buffer, dtype: Any, shape: Any, force: bool = False) -> 
     return np.asarray(_HostView(buffer, iface))
 
 
-def _cuda_array_interface(buffer: Buffer, dtype: np.dtype,
-                          shape: tuple[int, ...]) -> dict[str, Any]:
-    if api().name != "nvidia":
-        raise AttributeError("__cuda_array_interface__ exists on the nvidia backend only")
-    iface: dict[str, Any] = {"shape": tuple(shape), "typestr": dtype.str,
-                             "data": (buffer.ptr, False), "version": 3, "strides": None}
-    from .memory import last_stream
-    last = last_stream(buffer)
-    if last is not None:
-        iface["stream"] = last._stream_int()
-    return iface
+def _cuda_array_interface(buffer: Buffer, dtype: np.dtype, shape: tuple[int, ...],
+                          readonly: bool = False) -> dict[str, Any]:
+    """CUDA Array Interface v3 of ``buffer``, on every backend (`rocpy.hip._cai`)."""
+    from . import _cai
+    return _cai.export(buffer, dtype, shape, readonly)
 
 
 __all__ = ["TypedBuffer"]

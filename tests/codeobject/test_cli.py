@@ -71,3 +71,24 @@ def test_registered_in_rocpy_cli(artifacts, capsys):
     out = capsys.readouterr().out
     assert "ELF code object" in out and "target gfx1100" in out and "wave32" in out
     assert "float4" in out
+
+
+def test_demangled_names_and_parameter_types(kernel_cache, capsys):
+    from kernels.compile import compile_hip, find_hipcc
+    if find_hipcc() is None:
+        pytest.skip("hipcc is not installed")
+    path = compile_hip("mangled", kernel_cache)
+    status, out, err = run(["inspect", path], capsys)
+    assert status == 0 and err == ""
+    assert "kernel scale(float*, int, float)  (symbol _Z5scalePfif.kd, _Z5scalePfif)" in out
+    assert "kernel void tk<float>(float*, float, int)" in out
+    rows = [line.split() for line in out.splitlines()]
+    assert ["1", "8", "4", "4", "by_value", "int"] in rows
+    assert ["0", "0", "8", "8", "global_buffer", "float", "const*"] in rows
+    # what the demangler cannot read is printed as it is, with no types
+    assert "kernel _Z3kfpPFviEPi  (symbol _Z3kfpPFviEPi.kd)" in out
+    status, out, _ = run(["inspect", "--json", path], capsys)
+    kernels = {k["name"]: k for k in json.loads(out)["code_objects"][0]["kernels"]}
+    assert kernels["_Z5scalePfif"]["demangled"] == "scale(float*, int, float)"
+    assert [a["type_name"] for a in kernels["_Z5scalePfif"]["args"]] == ["float*", "int", "float"]
+    assert kernels["_Z3kfpPFviEPi"]["demangled"] is None

@@ -15,7 +15,7 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from rocpy.codeobject import CodeObjectError, load  # noqa: E402
+from rocpy.codeobject import CodeObjectError, argconv, load  # noqa: E402
 
 EXAMPLES = 700
 WORDS = [0, 1, 7, 0x7F, 0x80, 0xFF, 0xFFFF, 0x7FFFFFFF, 0xFFFFFFFF, 1 << 40, (1 << 64) - 1]
@@ -94,8 +94,8 @@ def exercise(data: bytes) -> int | None:
             for kernel in co.kernels.values():
                 if kernel.descriptor is not None:
                     assert kernel.descriptor.fields["kernarg_size"] >= 0
-                args = [0 if p.size in (1, 2, 4, 8) else bytes(p.size)
-                        for p in kernel.layout.params]
+                args = [0 if argconv.slot(p).what in ("pointer", "integer", "float")
+                        else bytes(p.size) for p in kernel.layout.params]
                 blob = kernel.layout.pack(args, grid=(64, 2), block=(32, 2))
                 assert len(blob) == kernel.kernarg_segment_size
                 packed += 1

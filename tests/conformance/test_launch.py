@@ -60,12 +60,20 @@ def test_repeated_launches_with_changing_arguments(dev, load):
 
 
 def test_arguments_as_plain_ints_and_pointers(dev, load):
+    """Plain ints by value where the types are known (declared from the source);
+    refused, saying what to pass, where they are not (issue 24: never guess)."""
     fill = load("fill")
     buf = dev.context.alloc(256 * 4)
     fill.launch(1, 256, (buf.ptr, 77, 256))
     out = np.empty(256, np.uint32)
     buf.copy_to(out)
     assert (out == 77).all()
+    untyped = load("fill", typed=False)
+    with pytest.raises(TypeError, match=r"args\[1\].*np.int32\(\.\.\.\)"):
+        untyped.launch(1, 256, (buf.ptr, 78, 256))
+    untyped.launch(1, 256, (buf, np.uint32(78), np.int32(256)))
+    buf.copy_to(out)
+    assert (out == 78).all()
 
 
 def test_empty_kernel_many_times(dev, load):

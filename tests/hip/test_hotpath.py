@@ -34,8 +34,8 @@ class Side:
     """One path: a module of ``file``, its kernel ``name``, a stream, buffers."""
 
     def __init__(self, path: str, name: str, dev: hip.Device, compiled: bool,
-                 bufs: list | None = None) -> None:
-        self.mod = hip.Module.load(path, dev)
+                 bufs: list | None = None, types: dict | None = None) -> None:
+        self.mod = hip.Module.load(path, dev, param_types=types)
         self.k = self.mod[name]
         self.s = dev.create_stream()
         self.owner = bufs is None   # the fallback side uses the same buffers (same bytes)
@@ -78,17 +78,27 @@ def sides(kernel_file, cov5_file, dev):
     """``sides(file, name)`` -> (compiled, fallback); ``file`` "args-v5": code object v5."""
     made = []
 
-    def make(file: str, name: str) -> tuple[Side, Side]:
+    def make(file: str, name: str, typed: bool = True) -> tuple[Side, Side]:
+        """``typed``: the parameter types declared from the kernel's source (as a
+        hipRTC program's are), else none (extern "C" from a code object)."""
         path = cov5_file(file[:-3]) if file.endswith("-v5") else kernel_file(file)
-        hot = Side(path, name, dev, True)
+        types = _declared(file.replace("-v5", "")) if typed else None
+        hot = Side(path, name, dev, True, types=types)
         with _hotpath.disabled():
-            slow = Side(path, name, dev, False, hot.bufs)
+            slow = Side(path, name, dev, False, hot.bufs, types=types)
         made.extend((slow, hot))
         return hot, slow
     yield make
     for side in made:
         side.close()
     made.clear()
+
+
+def _declared(file: str) -> dict:
+    from rocpy.codeobject import paramtypes
+    root = os.path.join(os.path.dirname(__file__), "..", "kernels")
+    with open(os.path.join(root, f"{file}.hip")) as f:
+        return paramtypes.parse_declarations(f.read())
 
 
 @pytest.fixture
@@ -144,15 +154,40 @@ def _scalar_cases(buf):
     ]
 
 
-def test_scalars_pack_byte_identically(sides, recorder):
-    hot, slow = sides("args", "scalars")
+def _untyped_cases(buf):
+    return [
+        (np.int8(-1), np.int16(-2), np.int32(-3), np.int64(-4), np.float32(1.25),
+         np.float64(2.5), np.uint8(255), buf),
+        (np.uint8(200), np.uint16(60000), np.uint32(2**32 - 1), np.uint64(2**64 - 1),
+         np.int32(5), np.int64(6), 7, None),
+        (1, np.int16(1), np.float32(1), np.float64(1), np.int32(1), np.uint64(1), 1, 0),
+        (1, 2, 3, 4, 1.5, 2.5, 7, buf),            # refused: bare numbers, unknown types
+        (b"\x01", b"\x02\x00", bytearray(4), memoryview(bytes(8)), np.float32(0),
+         np.float64(0), True, buf.ptr),
+    ]
+
+
+@pytest.mark.parametrize("typed", [True, False], ids=["typed", "untyped"])
+def test_scalars_pack_byte_identically(sides, recorder, typed):
+    """Each case on both paths: the same bytes, or the same exception (out-of-range and
+    wrong-width values are errors of the typed plan, bare numbers of the untyped)."""
+    hot, slow = sides("args", "scalars", typed)
     seen = recorder("scalars")
-    for case in _scalar_cases(hot.bufs[0]):
+    ok = 0
+    for case in (_scalar_cases if typed else _untyped_cases)(hot.bufs[0]):
+        before = len(seen)
+        results = []
         for side in (hot, slow):
-            side.k.launch(1, 1, case, side.s)
+            results.append(outcome(lambda side=side: side.k.launch(1, 1, case, side.s)))
             side.s.synchronize()
-        (a, ga, ba), (b, gb, bb) = seen[-2], seen[-1]
-        assert a == b and ga == gb and ba == bb, case
+        assert results[0] == results[1], case
+        if results[0][0] == "ok":
+            ok += 1
+            (a, ga, ba), (b, gb, bb) = seen[-2], seen[-1]
+            assert a == b and ga == gb and ba == bb, case
+        else:
+            assert len(seen) == before, case
+    assert ok >= 4
 
 
 def test_struct_by_value_and_hidden_arguments_pack_byte_identically(sides, recorder):
@@ -194,7 +229,7 @@ def test_a_mutated_grid_list_is_revalidated_and_used(sides, recorder):
     hot, slow = sides("scale-v5", "scale")
     seen = recorder("scale")
     for side in (hot, slow):
-        grid, args = [1], (side.bufs[0], 0x3FC00000, np.int32(1))
+        grid, args = [1], (side.bufs[0], 1.5, np.int32(1))
         side.k.launch(grid, 4, args, side.s)
         grid[0] = 0
         with pytest.raises(rocpy.InvalidValueError, match="at least 1") as info:
@@ -215,7 +250,7 @@ def test_numpy_integers_are_accepted_as_geometry(grid, block, shm, sides, record
     hot, slow = sides("scale-v5", "scale")
     seen = recorder("scale")
     for side in (hot, slow):
-        args = (side.bufs[0], np.uint32(0x3FC00000), 1)
+        args = (side.bufs[0], np.float32(1.5), 1)
         side.k.launch(grid, block, args, side.s, shared_mem=shm)
         side.s.synchronize()
     assert seen[0] == seen[1] and seen[0][1][0] == 8
@@ -229,7 +264,7 @@ def test_numpy_integers_are_accepted_as_geometry(grid, block, shm, sides, record
 def test_arrays_that_are_not_dims_are_a_clear_type_error(grid, match, sides):
     hot, slow = sides("scale-v5", "scale")
     for side in (hot, slow):
-        args = (side.bufs[0], np.uint32(0x3FC00000), 1)
+        args = (side.bufs[0], np.float32(1.5), 1)
         with pytest.raises(TypeError, match=match):
             side.k.launch(grid, 4, args, side.s)
 
@@ -369,20 +404,27 @@ def test_the_compiled_packer_takes_the_fast_cases_itself(sides):
     layout, launcher = hot.k.layout, hot.k._launcher
     end = layout._explicit_end
     buf = hot.bufs[0]
-    # HIP metadata has no type names: the float/double parameters are untyped 4/8-byte
-    # integers, which take ints inline (a Python float's bits are Python's business)
-    fast = [(1, 2, 3, 4, 5, 6, 7, buf),
-            (np.int8(-1), np.int16(-2), np.int32(-3), np.int64(-4), np.uint32(1),
-             np.uint64(2), np.uint8(255), buf[8:]),
-            (True, False, True, False, -1, 2**64 - 1, True, None)]
+    # typed (declared from the source): ints for integers, floats for floats, numpy
+    # scalars of the parameter's own type
+    fast = [(1, 2, 3, 4, 5.0, 6.0, 7, buf),
+            (np.int8(-1), np.int16(-2), np.int32(-3), np.int64(-4), np.float32(1),
+             np.float64(2), np.uint8(255), buf[8:]),
+            (True, False, True, False, -1.5, 2.5, True, None)]
     for case in fast:
         assert launcher.pack(case) == layout.pack(case)[:end], case
-    declined = [(1.5,) + fast[0][1:],                      # a float for an untyped char
+    declined = [(1.5,) + fast[0][1:],                      # a float for a char: refused
+                fast[0][:4] + (5,) + fast[0][5:],           # an int for a float: by value, Python
+                (np.uint8(1),) + fast[0][1:],               # other signedness: range-checked
                 fast[0][:7] + ("0x10",),                    # a str for a pointer
                 fast[0][:3] + (2**64,) + fast[0][4:],       # out of range: Python's error
                 fast[0][:-1]]                               # wrong count
     for case in declined:
         assert launcher.pack(case) is None, case
+    untyped, _ = sides("args", "scalars", typed=False)
+    layout, launcher = untyped.k.layout, untyped.k._launcher
+    assert launcher.pack(fast[0]) is None                   # bare numbers: Python refuses
+    case = (1, b"\x02\x00", b"\x03\x00\x00\x00", bytes(8), bytes(4), bytes(8), 7, buf)
+    assert launcher.pack(case) == layout.pack(case)[:end]   # bytes of the size: inline
 
 
 def test_threads_launching_one_kernel_never_mix_geometries(sides, recorder, dev):
@@ -401,7 +443,7 @@ def test_threads_launching_one_kernel_never_mix_geometries(sides, recorder, dev)
             with dev.create_stream() as s:
                 for j in range(100):
                     grid = i + 1 if j % 2 else [i + 1]
-                    hot.k.launch(grid, 4, (hot.bufs[0], np.uint32(0x3FC00000), 4), s)
+                    hot.k.launch(grid, 4, (hot.bufs[0], np.float32(1.5), 4), s)
                 s.synchronize()
         except Exception as exc:  # noqa: BLE001 - reported below
             errors.append(exc)

@@ -90,3 +90,29 @@ def test_no_compiler_is_not_supported(dev, monkeypatch):
     monkeypatch.setattr(program_module, "_find_hipcc", lambda: None)
     with pytest.raises(rocpy.NotSupportedError, match="hipcc"):
         hip.Program(SCALE).compile(dev)
+
+
+@pytest.mark.stub_only
+def test_extern_c_kernels_are_typed_from_the_source(dev, compiler):
+    """hipRTC sources' extern "C" kernels get their types from the declarations: the
+    issue's case (a float and an int in the wrong order) is refused, not reinterpreted."""
+    import rocpy.stub
+    from rocpy.codeobject import ArgumentRangeError, ArgumentTypeError
+    mod = hip.Program(SCALE).compile(dev)
+    k = mod["scale"]
+    assert [p.type_name for p in k.params] == ["float*", "float", "int"]
+    seen = []
+    rocpy.stub.register_kernel("scale", lambda d: seen.append((d.arg(8, "f"), d.arg(12, "i"))))
+    try:
+        buf = dev.context.alloc(64)
+        k.launch(1, 16, (buf, 2, 16))            # plain Python numbers, by value
+        dev.synchronize()
+        assert seen == [(2.0, 16)]
+        with pytest.raises(ArgumentTypeError, match=r"args\[2\] \(int .*got float"):
+            k.launch(1, 16, (buf, 3, 2.5))
+        with pytest.raises(ArgumentRangeError, match=r"args\[2\]"):
+            k.launch(1, 16, (buf, 3.0, 1 << 32))
+        buf.close()
+    finally:
+        rocpy.stub.unregister_kernel("scale")
+    mod.close()

@@ -103,13 +103,46 @@ def test_from_handle_borrows_and_keeps_owner(dev):
         hip.Stream.from_handle(-5)
 
 
-def test_stream_protocol_on_nvidia_only(dev):
+def test_stream_protocols_on_every_backend(dev):
+    """Both names are exported and accepted everywhere (CuPy and AMD's bindings use
+    __cuda_stream__ on ROCm); the old nvidia-only export was wrong (issue 24)."""
+    from rocpy.hip.stream import stream_handle
+
+    class Cuda:        # cuda.core's shape: a method returning (version, handle)
+        def __init__(self, h):
+            self.h = h
+
+        def __cuda_stream__(self):
+            return (0, self.h)
+
+    class Bad:
+        __hip_stream__ = staticmethod(lambda: (0, 1, 2))
+
+    class Floaty:
+        __cuda_stream__ = staticmethod(lambda: (0, 1.5))
+
     with dev.create_stream() as s:
-        if rocpy.backend().name == "nvidia":
-            assert s.__cuda_stream__() == s.__hip_stream__()
-        else:
-            assert not hasattr(s, "__cuda_stream__")
+        assert s.__cuda_stream__() == s.__hip_stream__()
         assert s.__hip_stream__()[1] == int(hip.ffi.cast("uintptr_t", s.handle))
+        h = s.__hip_stream__()[1]
+        assert stream_handle(Cuda(h)) == h and stream_handle(object()) is None
+        wrapped = hip.as_stream(Cuda(h)) if hasattr(hip, "as_stream") else \
+            hip.Stream.from_handle(Cuda(h))
+        assert wrapped.__hip_stream__()[1] == h
+        with pytest.raises(TypeError, match="not .version, handle."):
+            stream_handle(Bad())
+        with pytest.raises(TypeError, match="float handle"):
+            stream_handle(Floaty())
+        buf = dev.context.alloc(64)
+        buf.fill(7, stream=Cuda(h))          # a stream taken through __cuda_stream__
+        s.synchronize()
+        out = bytearray(64)
+        buf.copy_to(out)
+        assert out == b"\x07" * 64
+        buf.close()
+        wrapped.close()
+    rocpy.debug.collect()
+    assert rocpy.debug.live_objects() == {}
 
 
 def test_with_block_synchronizes_then_closes(dev, spin):

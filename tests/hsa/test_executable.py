@@ -127,7 +127,7 @@ def test_closing_the_executable_closes_its_kernels(gpu, vadd_path):
     with pytest.raises(ClosedError, match="Executable is closed"):
         exe.kernel("vadd")
     with pytest.raises(ClosedError):
-        hsa.Dispatch(k, 64, 64, (0, 0, 0, 1))
+        hsa.Dispatch(k, 64, 64, (0, 0, 0, np.int32(1)))
 
 
 def test_kernels_and_executable_are_collected_together(gpu, vadd_path):
@@ -140,7 +140,7 @@ def test_kernels_and_executable_are_collected_together(gpu, vadd_path):
 
 def test_a_prepared_dispatch_keeps_the_executable(gpu, vadd_path):
     exe = hsa.Executable.load(gpu, vadd_path)
-    d = exe.kernel("vadd").prepare(64, 64, (0, 0, 0, 1))
+    d = exe.kernel("vadd").prepare(64, 64, (0, 0, 0, np.int32(1)))
     exe.close()                                      # deferred: the dispatch needs it
     assert debug.live_objects().get("Executable") == 1
     del d

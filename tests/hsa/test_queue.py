@@ -82,7 +82,7 @@ def test_dispatch_fill_into_gpu_memory(q, fill, gpu, host_pool):
     dev = gpu.pools(segment="global", fine_grained=False)[0].allocate(4096)
     dev.fill(0)                        # allocations are not cleared
     done = hsa.Signal(1)
-    q.dispatch(fill, 1024, 64, (dev, 0xC0FFEE, 1000), completion_signal=done)
+    q.dispatch(fill, 1024, 64, (dev, np.uint32(0xC0FFEE), np.int32(1000)), completion_signal=done)
     done.wait("eq", 0, timeout=30, raise_on_timeout=True)
     out = host_pool.allocate(4096)
     out.allow_access([gpu])            # the GPU's blit kernel writes it
@@ -102,7 +102,7 @@ def test_dispatch_many_prepared(q, vadd, shared):
     n = 256
     cases = [_vadd_case(shared, n) for _ in range(4)]
     done = hsa.Signal(len(cases))
-    batch = [vadd.prepare(n, 64, (a, b, c, n), completion_signal=done) for a, b, c in cases]
+    batch = [vadd.prepare(n, 64, (a, b, c, np.int32(n)), completion_signal=done) for a, b, c in cases]
     assert "vadd" in repr(batch[0])
     q.dispatch_many(batch)
     assert done.wait("eq", 0, timeout=30, raise_on_timeout=True) == 0
@@ -174,7 +174,7 @@ def test_closed_things_refuse(gpu, q, vadd, empty):
         q.dispatch(empty, 64, 64, completion_signal=sig)
     vadd.executable.close()
     with pytest.raises(ClosedError, match="Kernel is closed"):
-        q.dispatch(vadd, 64, 64, (0, 0, 0, 1))
+        q.dispatch(vadd, 64, 64, (0, 0, 0, np.int32(1)))
     q.close()
     for use in (lambda: q.dispatch(empty, 64, 64), lambda: q.barrier_and([]),
                 lambda: q.read_index, q.synchronize, lambda: q.dispatch_many([])):
@@ -230,7 +230,7 @@ def test_kernarg_ring_wraps_and_results_stay_right(gpu, vadd, shared):
         done = hsa.Signal(400)
         for i in range(400):        # 400 x 64 B of kernarg: many segments, many ring laps
             a, b, c = cases[i % len(cases)]
-            q.dispatch(vadd, n, 64, (a, b, c, n), completion_signal=done)
+            q.dispatch(vadd, n, 64, (a, b, c, np.int32(n)), completion_signal=done)
         assert done.wait("eq", 0, timeout=60, raise_on_timeout=True) == 0
         assert q.kernarg_generation > 4
         for a, b, c in cases:
@@ -240,7 +240,7 @@ def test_kernarg_ring_wraps_and_results_stay_right(gpu, vadd, shared):
 
 def test_kernarg_too_large_for_the_ring(gpu, vadd):
     with gpu.create_queue(kernarg_bytes=4096, kernarg_segments=1) as q:
-        q.dispatch(vadd, 64, 64, (0, 0, 0, 0))        # fits (n = 0: touches no memory)
+        q.dispatch(vadd, 64, 64, (0, 0, 0, np.int32(0)))        # fits (n = 0: touches no memory)
         with pytest.raises(ValueError, match="kernarg_bytes"):
             gpu.create_queue(kernarg_bytes=1024)
 
@@ -250,7 +250,7 @@ def test_what_a_dispatch_uses_lives_until_it_is_done(q, vadd, shared):
     gate, done = hsa.Signal(1), hsa.Signal(1)
     q.barrier_and([gate])                   # holds the dispatch back
     a, b, c = _vadd_case(shared, n)
-    q.dispatch(vadd, n, 64, (a, b, c, n), completion_signal=done)
+    q.dispatch(vadd, n, 64, (a, b, c, np.int32(n)), completion_signal=done)
     del a, b, c
     debug.collect()
     assert debug.live_objects()["Buffer"] == 3
@@ -263,7 +263,7 @@ def test_what_a_dispatch_uses_lives_until_it_is_done(q, vadd, shared):
 
 def test_a_prepared_dispatch_holds_its_buffers(vadd, shared):
     a, b, c = _vadd_case(shared, 64)
-    d = vadd.prepare(64, 64, (a, b, c, 64))
+    d = vadd.prepare(64, 64, (a, b, c, np.int32(64)))
     c.close()                                   # deferred: the dispatch uses it
     assert debug.live_objects()["Buffer"] == 3
     del d
@@ -403,13 +403,14 @@ def test_a_failing_kernel_fails_the_queue(gpu, extra, shared, stub_only):
 
 def test_kernel_of_another_agent(run_python, vadd_path, stub_only):
     code = f"""
+        import numpy as np
         from rocpy import hsa
         with hsa.Runtime() as rt:
             g0, g1 = rt.gpu_agents
             k = hsa.Executable.load(g0, {vadd_path!r}).kernel("vadd")
             q = g1.create_queue()
             try:
-                q.dispatch(k, 64, 64, (0, 0, 0, 1))
+                q.dispatch(k, 64, 64, (0, 0, 0, np.int32(1)))
             except ValueError as e:
                 print("REFUSED", e)
             q.close()

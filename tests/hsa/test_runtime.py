@@ -202,7 +202,7 @@ FAULTING_DISPATCH = """
         sig = hsa.Signal(1)
         {inject}
         print("BUFFER", hex(a.ptr), flush=True)
-        q.dispatch(exe.kernel("vadd"), 1024, 256, (a, b, c, 1024), completion_signal=sig)
+        q.dispatch(exe.kernel("vadd"), 1024, 256, (a, b, c, np.int32(1024)), completion_signal=sig)
         sig.wait("eq", 0, timeout=30)
         print("NOT REACHED", flush=True)
 """

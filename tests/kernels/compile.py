@@ -157,3 +157,17 @@ def compile_cuda(name: str, out_dir: str, arch: str = "sm_90") -> str:
 
 def kernel_names() -> list[str]:
     return sorted(os.path.basename(p)[:-4] for p in glob.glob(os.path.join(HERE, "*.hip")))
+
+
+def declared_types(name: str) -> dict[str, tuple[str, ...]]:
+    """The parameter types of the extern "C" kernels in tests/kernels/NAME.hip (or
+    tests/conformance/kernels/NAME.hip), parsed from the source as `rocpy.hip.Program`
+    does: what ``Module.load(..., param_types=)`` takes, so the suites pass Python
+    numbers by value as a user with the source would.  {} for no such source."""
+    from rocpy.codeobject import paramtypes
+    for folder in (HERE, os.path.join(os.path.dirname(HERE), "conformance", "kernels")):
+        path = os.path.join(folder, f"{name}.hip")
+        if os.path.exists(path):
+            with open(path) as f:
+                return paramtypes.parse_declarations(f.read())
+    return {}

@@ -102,15 +102,18 @@ def dev():
 
 
 class _Kernels(dict):
-    """Kernels loaded on first use: ``kernels["vadd"]``."""
+    """Kernels loaded on first use: ``kernels["vadd"]``, their types declared."""
 
     def __init__(self, paths, dev):
         super().__init__()
         self.paths, self.dev, self.modules = paths, dev, []
 
     def __missing__(self, name):
+        from kernels.compile import declared_types
         from rocpy import hip
-        mod = hip.Module.load(self.paths[name], self.dev)
+        # typed from the source, as the suites' ``load`` fixture does (extern "C"
+        # kernels from a file alone refuse bare numbers: tests/hip/test_typed_launch.py)
+        mod = hip.Module.load(self.paths[name], self.dev, param_types=declared_types(name))
         self.modules.append(mod)
         k = self[name] = mod[name]
         return k
