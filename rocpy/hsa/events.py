@@ -138,7 +138,7 @@ def register(rt: Runtime, handler: Handler) -> None:
         _handlers[:] = [(r, h) for r, h in _handlers if r() is not None and r()._h is not None]
         _handlers.append((weakref.ref(rt), handler))
         if _hook is None:
-            _hook = ffi.callback("hsa_status_t(const hsa_amd_event_t *, void *)", _dispatch,
+            _hook = ffi.callback("hsa_amd_system_event_callback_t", _dispatch,
                                  error=lib.HSA_STATUS_ERROR)
             lib.rocpy_hsa_set_event_hook(_hook, ffi.NULL)
 
