@@ -9,8 +9,9 @@ The parent allocates device memory and an IPC signal, exports both
 with ``multiprocessing`` (spawn: a fresh interpreter, its own runtime).  The
 child attaches both, reads the parent's data, writes its answer into the
 same memory and signals back; the parent checks it.  Then the parent frees
-its memory first: the child's mapping stays valid until it detaches (ROCr's
-rule), and a new attach of the handle is refused.
+its memory first: the child's mapping stays valid until it detaches, the
+handle attaches while any process still has the memory, and is refused
+once nobody has it (hsa_ext_amd.h's rule for hsa_amd_ipc_memory_create).
 """
 from __future__ import annotations
 
@@ -46,12 +47,18 @@ def child(mem_handle: hsa.IpcHandle, sig_handle: hsa.IpcHandle, conn) -> None:
             assert conn.recv() == "freed"
             host_copy(data, mem, mem.size)
             conn.send(("after free", bool((data == np.arange(N, dtype=np.uint32) * 2 + 1).all())))
-            # a new attach of the handle is refused once the exporter freed it
-            try:
-                hsa.IpcMemory.attach(mem_handle).close()
-                conn.send(("attach after free", "accepted"))
-            except HsaError as exc:
-                conn.send(("attach after free", exc.name))
+            # the handle stays valid while any process still has the memory
+            conn.send(("attach while held", attach_status(mem_handle)))
+        # and is refused once nobody has it
+        conn.send(("attach after the last detach", attach_status(mem_handle)))
+
+
+def attach_status(handle: hsa.IpcHandle) -> str:
+    try:
+        hsa.IpcMemory.attach(handle).close()
+        return "accepted"
+    except HsaError as exc:
+        return exc.name
 
 
 def main() -> int:
@@ -79,12 +86,14 @@ def main() -> int:
         parent_end.send("freed")
         _, kept = parent_end.recv()
         print(f"child's mapping after the parent freed: {'ok' if kept else 'WRONG'}")
+        _, held = parent_end.recv()
+        print(f"attach while the child holds it: {held}")
         _, refused = parent_end.recv()
-        print(f"attach after the free: {refused}")
+        print(f"attach after the last detach: {refused}")
         proc.join(60)
         print(f"child exit code {proc.exitcode}")
-        good = child_read and answered and kept and refused == "HSA_STATUS_ERROR_INVALID_ARGUMENT" \
-            and proc.exitcode == 0
+        good = (child_read and answered and kept and held == "accepted"
+                and refused == "HSA_STATUS_ERROR_INVALID_ARGUMENT" and proc.exitcode == 0)
     print("ipc between two processes:", "ok" if good else "FAILED")
     return 0 if good else 1
 

@@ -12,7 +12,7 @@ import time
 import pytest
 
 import rocpy
-from rocpy import ClosedError, HsaError, debug, hsa
+from rocpy import ClosedError, debug, hsa
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

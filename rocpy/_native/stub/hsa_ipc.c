@@ -8,11 +8,16 @@
  * to map it: the exporter's pid and fd (opened again through /proc), the
  * memfd's inode and the size.
  *
- * Lifetime (the real rule): the buffer object is reference-counted by the
- * kernel; the exporter's free ends its own mapping and new attaches, and an
- * importer's mapping stays valid until it detaches.  memfd pages behave the
- * same: the exporter's hsa_amd_memory_pool_free closes the fd (the handle
- * stops attaching) while mappings elsewhere keep the pages.
+ * Lifetime (the documented rule, hsa_ext_amd.h at hsa_amd_ipc_memory_create:
+ * "a handle is valid while the allocation it references remains accessible
+ * in any process"; KFD reference-counts the shared buffer object, kfd_ioctl
+ * IPC_EXPORT/IMPORT_HANDLE in the thunk's fmm.c): the exporter's free ends
+ * its own mapping only; importers keep the memory until they detach, and the
+ * handle attaches while any process still has it attached.  The stub keeps
+ * a control page after the data in the memfd (importers count, exporter
+ * alive); an exporter that freed keeps its fd open while importers remain
+ * (closed at its next IPC call after the last detach), and an attach finding
+ * neither exporter nor importer is refused (INVALID_ARGUMENT).
  *
  * IPC signals (ipc_signal.cpp): an IPC signal's ABI block lives in a 4 KiB
  * page exported like memory; attaching maps that page and checks it holds a
@@ -39,10 +44,23 @@
 #define SIG_MAGIC 0x47495352u   /* "RSIG": the page holds an IPC signal */
 #define KIND_SIGNAL 0xFFu
 
+typedef struct ctl {            /* the page after the data, shared by every process */
+    uint32_t magic;
+    _Atomic uint32_t importers;
+    _Atomic uint32_t exporter_alive;
+} ctl_t;
+
+typedef struct export {         /* an exporter's memfd, here */
+    int fd;
+    size_t bytes;               /* data bytes (page multiple); the control page follows */
+    ctl_t *ctl;
+    struct export *next;
+} export_t;
+
 typedef struct ipc_page {       /* an IPC signal's shared page, here */
     void *map;
-    int fd;                     /* the exporter's memfd; -1 in an importer */
-    uint64_t ino;
+    export_t *exp;              /* the exporter's; NULL in an importer */
+    ctl_t *ctl;                 /* an importer's view of the control page */
 } ipc_page_t;
 
 typedef struct sig_block {
@@ -53,41 +71,86 @@ typedef struct sig_block {
 typedef struct import {
     void *ptr;
     size_t bytes;
+    ctl_t *ctl;
     struct import *next;
 } import_t;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static import_t *imports;
+static export_t *exports;       /* live ones and freed ones importers still hold */
 
 static size_t page_round(size_t n) { return (n + STUB_PAGE_SIZE - 1) / STUB_PAGE_SIZE * STUB_PAGE_SIZE; }
-
-static int new_memfd(size_t bytes) {
-    int fd = memfd_create("rocpy-hsa-ipc", MFD_CLOEXEC);
-    if (fd < 0) return -1;
-    if (ftruncate(fd, (off_t)bytes) != 0) {
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
 
 static uint64_t inode_of(int fd) {
     struct stat st;
     return fstat(fd, &st) == 0 ? (uint64_t)st.st_ino : 0;
 }
 
-int stub_ipc_share(void *base, size_t bytes) {
-    int fd = new_memfd(bytes);
-    if (fd < 0) return -1;
-    void *tmp = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (tmp == MAP_FAILED) {
-        close(fd);
-        return -1;
+static ctl_t *map_ctl(int fd, size_t bytes) {
+    void *p = mmap(NULL, STUB_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)bytes);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static void export_close(export_t *e) {
+    munmap(e->ctl, STUB_PAGE_SIZE);
+    close(e->fd);
+    free(e);
+}
+
+/* caller holds lock: close the freed exports no importer holds any more */
+static void sweep(void) {
+    for (export_t **at = &exports; *at;) {
+        export_t *e = *at;
+        if (!atomic_load(&e->ctl->exporter_alive) && !atomic_load(&e->ctl->importers)) {
+            *at = e->next;
+            export_close(e);
+        } else {
+            at = &e->next;
+        }
     }
-    memcpy(tmp, base, bytes);
-    munmap(tmp, bytes);
-    if (mmap(base, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
-        close(fd);
+}
+
+static export_t *export_new(size_t bytes) {
+    export_t *e = malloc(sizeof *e);
+    int fd = e ? memfd_create("rocpy-hsa-ipc", MFD_CLOEXEC) : -1;
+    ctl_t *ctl = fd >= 0 && ftruncate(fd, (off_t)(bytes + STUB_PAGE_SIZE)) == 0 ? map_ctl(fd, bytes) : NULL;
+    if (!ctl) {
+        if (fd >= 0) close(fd);
+        free(e);
+        return NULL;
+    }
+    ctl->magic = IPC_MAGIC;
+    atomic_store(&ctl->exporter_alive, 1);
+    *e = (export_t){fd, bytes, ctl, NULL};
+    pthread_mutex_lock(&lock);
+    sweep();
+    e->next = exports;
+    exports = e;
+    pthread_mutex_unlock(&lock);
+    return e;
+}
+
+/* The exporter lets go: closed now, or once the last importer detached. */
+static void export_end(export_t *e) {
+    pthread_mutex_lock(&lock);
+    atomic_store(&e->ctl->exporter_alive, 0);
+    sweep();
+    pthread_mutex_unlock(&lock);
+}
+
+int stub_ipc_share(void *base, size_t bytes) {
+    export_t *e = export_new(bytes);
+    if (!e) return -1;
+    void *tmp = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, e->fd, 0);
+    bool ok = tmp != MAP_FAILED;
+    if (ok) {
+        memcpy(tmp, base, bytes);
+        munmap(tmp, bytes);
+        ok = mmap(base, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, e->fd, 0) != MAP_FAILED;
+    }
+    int fd = e->fd;
+    if (!ok) {
+        export_end(e);
         return -1;
     }
     return fd;
@@ -97,7 +160,11 @@ void stub_ipc_unshare(void *base, size_t bytes, int fd) {
     /* the allocator gets private memory back; importers keep the pages */
     if (mmap(base, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
         stub_abort("hsa_amd_memory_pool_free", "cannot unmap exported memory at %p: %s", base, strerror(errno));
-    close(fd);
+    pthread_mutex_lock(&lock);
+    export_t *e = exports;
+    while (e && e->fd != fd) e = e->next;
+    pthread_mutex_unlock(&lock);
+    if (e) export_end(e);
 }
 
 /* ---- handles -------------------------------------------------------------- */
@@ -120,9 +187,10 @@ static void make_handle(uint32_t *h, int fd, uint64_t size, unsigned kind, int d
     h[7] = checksum(h);
 }
 
-/* Open what a handle names: -1 unless it is a live export (right magic and
- * checksum, the fd still the same memfd of the size it claims). */
-static int open_handle(const uint32_t *h, uint64_t *size) {
+/* Open what a handle names and take an importer's reference: -1 unless it
+ * is a live export (right magic and checksum, the fd still that memfd, of
+ * the size it claims, and some process still has the memory). */
+static int open_handle(const uint32_t *h, uint64_t *size, ctl_t **ctl_out) {
     if (h[0] != IPC_MAGIC || h[7] != checksum(h) || (h[6] & 0x80000000u)) return -1;
     char path[64];
     snprintf(path, sizeof path, "/proc/%u/fd/%u", h[1], h[2]);
@@ -130,12 +198,26 @@ static int open_handle(const uint32_t *h, uint64_t *size) {
     if (fd < 0) return -1;
     struct stat st;
     *size = (uint64_t)h[3] | (uint64_t)h[4] << 32;
+    size_t bytes = page_round(*size);
+    ctl_t *ctl = NULL;
     if (fstat(fd, &st) != 0 || ((uint32_t)st.st_ino & 0x7FFFFFFFu) != h[6] ||
-        (uint64_t)st.st_size != page_round(*size)) {
-        close(fd);
-        return -1;
-    }
+        (uint64_t)st.st_size != bytes + STUB_PAGE_SIZE || !(ctl = map_ctl(fd, bytes)) || ctl->magic != IPC_MAGIC)
+        goto refuse;
+    uint32_t n = atomic_load(&ctl->importers);
+    do {
+        if (n == 0 && !atomic_load(&ctl->exporter_alive)) goto refuse;   /* nobody has it any more */
+    } while (!atomic_compare_exchange_weak(&ctl->importers, &n, n + 1));
+    *ctl_out = ctl;
     return fd;
+refuse:
+    if (ctl) munmap(ctl, STUB_PAGE_SIZE);
+    close(fd);
+    return -1;
+}
+
+static void drop_import(ctl_t *ctl) {
+    atomic_fetch_sub(&ctl->importers, 1);
+    munmap(ctl, STUB_PAGE_SIZE);
 }
 
 static void *map_fd(int fd, size_t bytes) {
@@ -181,7 +263,8 @@ hsa_status_t hsa_amd_ipc_memory_attach(const hsa_amd_ipc_memory_t *ipc, size_t l
     (void)len;
     if (!ipc) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
     uint64_t size;
-    int fd = open_handle(ipc->handle, &size);
+    ctl_t *ctl;
+    int fd = open_handle(ipc->handle, &size, &ctl);
     if (fd < 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
     size_t bytes = page_round(size);
     import_t *rec = malloc(sizeof *rec);
@@ -190,11 +273,13 @@ hsa_status_t hsa_amd_ipc_memory_attach(const hsa_amd_ipc_memory_t *ipc, size_t l
     if (!p || stub_mem_track(p, size, STUB_MEM_REGISTERED, -1, 0) != 0) {
         if (p) munmap(p, bytes);
         free(rec);
+        drop_import(ctl);
         return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
     }
     stub_mem_set_access(p, STUB_ACCESS_CPU | bits);
-    *rec = (import_t){p, bytes, NULL};
+    *rec = (import_t){p, bytes, ctl, NULL};
     pthread_mutex_lock(&lock);
+    sweep();
     rec->next = imports;
     imports = rec;
     pthread_mutex_unlock(&lock);
@@ -217,7 +302,11 @@ hsa_status_t hsa_amd_ipc_memory_detach(void *mapped_ptr) {
     if (!rec) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
     stub_mem_release(rec->ptr, STUB_MEM_REGISTERED, NULL);
     munmap(rec->ptr, rec->bytes);
+    drop_import(rec->ctl);
     free(rec);
+    pthread_mutex_lock(&lock);
+    sweep();
+    pthread_mutex_unlock(&lock);
     return HSA_STATUS_SUCCESS;
 }
 
@@ -225,17 +314,17 @@ hsa_status_t hsa_amd_ipc_memory_detach(void *mapped_ptr) {
 
 void *stub_ipc_signal_page_new(int64_t initial, _Atomic int64_t **value) {
     ipc_page_t *pg = malloc(sizeof *pg);
-    int fd = pg ? new_memfd(STUB_PAGE_SIZE) : -1;
-    void *map = fd >= 0 ? mmap(NULL, STUB_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+    export_t *e = pg ? export_new(STUB_PAGE_SIZE) : NULL;
+    void *map = e ? mmap(NULL, STUB_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, e->fd, 0) : MAP_FAILED;
     if (map == MAP_FAILED) {
-        if (fd >= 0) close(fd);
+        if (e) export_end(e);
         free(pg);
         return NULL;
     }
     sig_block_t *b = map;
     b->magic = SIG_MAGIC;
     atomic_init(&b->value, initial);
-    *pg = (ipc_page_t){map, fd, inode_of(fd)};
+    *pg = (ipc_page_t){map, e, NULL};
     *value = &b->value;
     return pg;
 }
@@ -243,7 +332,8 @@ void *stub_ipc_signal_page_new(int64_t initial, _Atomic int64_t **value) {
 void stub_ipc_signal_page_release(void *page) {
     ipc_page_t *pg = page;
     munmap(pg->map, STUB_PAGE_SIZE);
-    if (pg->fd >= 0) close(pg->fd);
+    if (pg->exp) export_end(pg->exp);
+    if (pg->ctl) drop_import(pg->ctl);
     free(pg);
 }
 
@@ -258,11 +348,11 @@ hsa_status_t hsa_amd_ipc_signal_create(hsa_signal_t signal, hsa_amd_ipc_signal_t
      * attached from another process is one too (its page is re-exported
      * only by its owner here: the stub refuses, as it has no fd for it) */
     const ipc_page_t *pg = s->kind == STUB_SIG_IPC ? s->shared : NULL;
-    if (!pg || pg->fd < 0) {
+    if (!pg || !pg->exp) {
         stub_sig_release(s);
         return HSA_STATUS_ERROR_INVALID_ARGUMENT;
     }
-    make_handle(handle->handle, pg->fd, STUB_PAGE_SIZE, KIND_SIGNAL, -1);
+    make_handle(handle->handle, pg->exp->fd, STUB_PAGE_SIZE, KIND_SIGNAL, -1);
     stub_sig_release(s);
     return HSA_STATUS_SUCCESS;
 }
@@ -272,22 +362,28 @@ hsa_status_t hsa_amd_ipc_signal_attach(const hsa_amd_ipc_signal_t *handle, hsa_s
     HSA_CHECK_PTR(handle);
     HSA_CHECK_PTR(signal);
     uint64_t size;
-    int fd = open_handle(handle->handle, &size);
+    ctl_t *ctl;
+    int fd = open_handle(handle->handle, &size, &ctl);
     if (fd < 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
     if (size < sizeof(sig_block_t)) {
         close(fd);
+        drop_import(ctl);
         return HSA_STATUS_ERROR_INVALID_ARGUMENT;
     }
     void *map = map_fd(fd, STUB_PAGE_SIZE);
-    if (!map) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+    if (!map) {
+        drop_import(ctl);
+        return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+    }
     sig_block_t *b = map;
     bool is_signal = b->magic == SIG_MAGIC;
     ipc_page_t *pg = is_signal ? malloc(sizeof *pg) : NULL;
     if (!pg) {   /* "IPC memory does not contain an IPC signal abi block." */
         munmap(map, STUB_PAGE_SIZE);
+        drop_import(ctl);
         return is_signal ? HSA_STATUS_ERROR_OUT_OF_RESOURCES : HSA_STATUS_ERROR_INVALID_ARGUMENT;
     }
-    *pg = (ipc_page_t){map, -1, 0};
+    *pg = (ipc_page_t){map, NULL, ctl};
     stub_signal_t *s = stub_sig_create_shared(pg, &b->value, STUB_SIG_IPC);
     if (!s) {
         stub_ipc_signal_page_release(pg);
