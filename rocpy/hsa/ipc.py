@@ -14,12 +14,14 @@
     with hsa.Signal.attach(sig_handle) as s:      # hsa_amd_ipc_signal_attach ... destroy
         s.subtract(1)
 
-Ownership (ROCr's rule, runtime.cpp IPCCreate/IPCAttach/IPCDetach over the
-kernel's reference-counted buffer object): an `IpcHandle` is a value and
+Ownership (hsa_ext_amd.h at hsa_amd_ipc_memory_create: "a handle is valid
+while the allocation it references remains accessible in any process"; KFD
+reference-counts the shared buffer object): an `IpcHandle` is a value and
 keeps nothing alive.  The exporter may free its Buffer at any time: that
-ends its own mapping and any later attach (``HSA_STATUS_ERROR_INVALID_ARGUMENT``),
-while every `IpcMemory` already attached keeps the memory until it is
-detached.  An `IpcMemory` holds its Runtime and is detached exactly once
+ends its own mapping; every `IpcMemory` attached keeps the memory until it
+is detached, and the handle still attaches while one does; once nobody has
+the memory, attach raises ``HSA_STATUS_ERROR_INVALID_ARGUMENT``.  So attach
+in the other process before the exporter frees (the header's advice).  An `IpcMemory` holds its Runtime and is detached exactly once
 (``close``, ``with``, or when collected), whatever the order of closes in
 either process.  Signals likewise: an attached signal keeps its value page
 after the exporter destroys its own.
