@@ -13,13 +13,17 @@
         q.dispatch(k, grid=(n,), workgroup=(256,), args=(...), completion_signal=sig)
         sig.wait("eq", 0, timeout=1.0)
 
-Every object owning a native handle (Buffer, Signal, Queue, Executable,
-LockedMemory) holds its `Runtime`, so HSA is never shut down under it; what
+Every object owning a native handle (Buffer, Signal, SignalGroup, Queue,
+Executable, LockedMemory, IpcMemory) holds its `Runtime`, so HSA is never shut down under it; what
 queued work uses (kernels, argument buffers, completion signals) lives until
 the work is done.  Each is released once (``close()``, ``with``, or when
 collected, by rocpy's reaper thread) and refuses use once closed.  Agents,
 pools and kernels are the runtime's own objects, borrowed.  Failing calls
 raise `rocpy.HsaError` subclasses.
+
+Between processes: `ipc_export` / `IpcMemory` and ``Signal(ipc=True)`` /
+`Signal.attach` (`rocpy.hsa.ipc`); GPU memory faults reach
+`Runtime.on_system_event` handlers (`rocpy.hsa.events`).
 
 ``rocpy.hsa.lib`` / ``rocpy.hsa.ffi`` are the raw cffi module: every
 function, type and constant of ``hsa.h`` and ``hsa_ext_amd.h``.  HSA exists
@@ -32,18 +36,22 @@ from typing import Any
 from .. import _backend
 from .agent import Agent, LinkInfo, PoolAccess
 from .dispatch import Dispatch
+from .events import MemoryFault, SystemEvent
 from .executable import Executable, Kernel
+from .ipc import IpcHandle, IpcMemory, ipc_export
 from .locked import LockedMemory, lock
 from .memory import AccessError, Buffer, Pool, Region
 from .queue import DispatchTime, Queue
 from .runtime import Runtime
 from .signal import Signal, WaitTimeout
+from .signal_group import SignalGroup
 from .transfer import copy, copy_async, fill
 
 __all__ = [
-    "AccessError", "Agent", "Buffer", "Dispatch", "DispatchTime", "Executable", "Kernel",
-    "LinkInfo", "LockedMemory", "Pool", "PoolAccess", "Queue", "Region", "Runtime", "Signal",
-    "WaitTimeout", "copy", "copy_async", "fill", "lock",
+    "AccessError", "Agent", "Buffer", "Dispatch", "DispatchTime", "Executable", "IpcHandle",
+    "IpcMemory", "Kernel", "LinkInfo", "LockedMemory", "MemoryFault", "Pool", "PoolAccess", "Queue",
+    "Region", "Runtime", "Signal", "SignalGroup", "SystemEvent", "WaitTimeout", "copy",
+    "copy_async", "fill", "ipc_export", "lock",
 ]
 
 

@@ -19,13 +19,17 @@ Opening the first Runtime also registers rocpy's GPU memory fault report
 access on stderr before the runtime aborts the process, as ROCr does for
 faults nobody handles.  It is C, on the runtime's own thread, because the
 process dies as soon as the handler returns: rocpy's dispatcher thread would
-never get to run a Python callback.
+never get to run a Python callback.  Python handlers (`Runtime.on_system_event`,
+`rocpy.hsa.events`) run before it, synchronously on that thread; one of them
+returning True keeps the process alive, as a handler returning
+``HSA_STATUS_SUCCESS`` does in ROCr.
 """
 from __future__ import annotations
 
 import itertools
 import threading
 import weakref
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .._handle import DONE, Handle
@@ -34,6 +38,7 @@ from ._common import api, const, read_info
 
 if TYPE_CHECKING:
     from .agent import Agent
+    from .events import SystemEvent
 
 _lock = threading.RLock()
 _open: list[weakref.ref[Runtime]] = []      # open Runtimes, oldest first
@@ -119,6 +124,8 @@ class Runtime(Handle):
         """
         with _lock:
             _open[:] = [r for r in _open if r() is not None and r() is not self]
+        from . import events
+        events.forget(self)
         super().close(stream)
 
     def _released(self) -> bool:
@@ -157,6 +164,25 @@ class Runtime(Handle):
     def cpu_agents(self) -> list[Agent]:
         """The CPU agents (one per NUMA node)."""
         return [a for a in self.agents if a.is_cpu]
+
+    # ---- system events ----------------------------------------------------------------
+
+    def on_system_event(self, handler: Callable[[SystemEvent], Any]) -> None:
+        """Call ``handler(event)`` on each system event (a `MemoryFault`, ...) while this Runtime is open.
+
+        ``hsa_amd_register_system_event_handler``'s rule (ROCr
+        Runtime::VMFaultHandler): after a GPU memory fault the runtime aborts
+        the process unless a handler returns True ("handled").  Handlers run
+        on the runtime's thread, synchronously; `rocpy.hsa.events` says more.
+        """
+        from . import events
+        events.register(self, handler)
+
+    @property
+    def system_event_handlers(self) -> list[Callable[[SystemEvent], Any]]:
+        """The handlers `on_system_event` registered on this Runtime, in order."""
+        from . import events
+        return events.handlers(self)
 
     # ---- system information -------------------------------------------------------
 

@@ -184,11 +184,21 @@ class Signal(Handle):
     ``Signal(initial, consumers=None, runtime=None)``: ``consumers`` lists the
     agents that will wait on it (None: any).  ``value`` reads the current
     value (scacquire); ``handle.handle`` is the raw handle.
+
+    ``ipc=True`` / ``gpu_only=True`` make it with hsa_amd_signal_create's
+    ``HSA_AMD_SIGNAL_IPC`` / ``HSA_AMD_SIGNAL_AMD_GPU_ONLY``.  ROCr's rule
+    (hsa_amd_signal_create): such a signal, or any signal while interrupts
+    are off (``HSA_ENABLE_INTERRUPT=0``), or one whose ``consumers`` name no
+    CPU agent, is a polling signal (its waits spin whatever the wait-state
+    hint); the others are interrupt signals (a ``'blocked'`` wait sleeps on
+    an event after a short spin, ``'active'`` spins).  An IPC signal can be
+    shared with `ipc_handle` / `Signal.attach`.
     """
 
-    __slots__ = ("_bad", "_cb", "_hv", "_lib", "_tokens")
+    __slots__ = ("_bad", "_cb", "_hv", "_lib", "_tokens", "attributes")
 
     def __init__(self, initial: int = 0, consumers: Sequence[Agent] | None = None, *,
+                 ipc: bool = False, gpu_only: bool = False,
                  runtime: Runtime | None = None) -> None:
         from .runtime import Runtime
         ffi, lib = api()
@@ -208,16 +218,71 @@ class Signal(Handle):
             for i, a in enumerate(consumers):
                 agents[i] = agent_handle(a, "each of consumers")
         out = ffi.new("hsa_signal_t *")
-        st = lib.hsa_signal_create(initial, n, agents, out)
-        if st:
-            raise hsa_error(st, "hsa_signal_create")
-        handle = out[0]
+        attributes = frozenset(name for name, on in (("ipc", ipc), ("gpu_only", gpu_only)) if on)
+        if attributes:
+            bits = ((lib.HSA_AMD_SIGNAL_IPC if ipc else 0)
+                    | (lib.HSA_AMD_SIGNAL_AMD_GPU_ONLY if gpu_only else 0))
+            st = lib.hsa_amd_signal_create(initial, n, agents, bits, out)
+            if st:
+                raise hsa_error(st, "hsa_amd_signal_create")
+        else:
+            st = lib.hsa_signal_create(initial, n, agents, out)
+            if st:
+                raise hsa_error(st, "hsa_signal_create")
+        self._adopt(out[0], rt, attributes)
+
+    def _adopt(self, handle: Any, rt: Runtime, attributes: frozenset[str]) -> None:
+        """Own `handle` (destroyed at release), holding `rt`."""
+        _, lib = api()
+        self.attributes = attributes
         self._lib = lib
         self._bad = False
         self._cb: CallbackErrors | None = None
         self._tokens: set[int] = set()
         self._hv: int = handle.handle
         super().__init__(handle, (_destroy, lib, handle), parents=(rt,))
+
+    @classmethod
+    def attach(cls, handle: Any, *, runtime: Runtime | None = None) -> Signal:
+        """The signal another process shared with `ipc_handle` (hsa_amd_ipc_signal_attach).
+
+        Owned like any Signal: its release (hsa_signal_destroy) detaches it;
+        the exporter's signal may be destroyed first.  Attached signals poll
+        (ROCr's IPCSignal is a BusyWaitSignal).
+        """
+        from .ipc import IpcHandle
+        from .runtime import Runtime
+        if not isinstance(handle, IpcHandle):
+            raise TypeError(f"handle must be an hsa.IpcHandle, not {type(handle).__name__}")
+        if runtime is not None and not isinstance(runtime, Runtime):
+            raise TypeError(f"runtime must be an hsa.Runtime, not {type(runtime).__name__}")
+        ffi, lib = api()
+        if not _ops:
+            _bind(lib)
+        rt = runtime if runtime is not None else Runtime.current()
+        rt._require_open()
+        out = ffi.new("hsa_signal_t *")
+        st = lib.hsa_amd_ipc_signal_attach(handle._native(), out)
+        if st:
+            raise hsa_error(st, "hsa_amd_ipc_signal_attach")
+        sig = cls.__new__(cls)
+        sig._adopt(out[0], rt, frozenset({"ipc", "attached"}))
+        return sig
+
+    def ipc_handle(self) -> Any:
+        """An `hsa.IpcHandle` for another process's `Signal.attach` (hsa_amd_ipc_signal_create).
+
+        Only for a signal made with ``ipc=True`` (ROCr: "Signal must be IPC
+        enabled", ``HSA_STATUS_ERROR_INVALID_ARGUMENT``).
+        """
+        from .ipc import IpcHandle
+        h = self._use()
+        ffi, lib = api()
+        out = ffi.new("hsa_amd_ipc_signal_t *")
+        st = lib.hsa_amd_ipc_signal_create(h, out)
+        if st:
+            raise hsa_error(st, "hsa_amd_ipc_signal_create")
+        return IpcHandle._from_native(out, 4096, "signal")
 
     @property
     def runtime(self) -> Runtime | None:

@@ -147,6 +147,24 @@ bool stub_hsa_accessible(const stub_hsa_agent_t *agent, const void *ptr, size_t 
 /* Fills *info for ptr; false if no tracked allocation contains it. */
 bool stub_hsa_find(const void *ptr, stub_alloc_t *info);
 
+/* ---- IPC (hsa_ipc.c; the export check in hsa_memory.c) ----------------- */
+
+typedef struct stub_ipc_export {
+    int fd;                 /* the memory it is mapped from */
+    size_t size;            /* as allocated */
+    stub_mem_kind_t kind;
+    int device;
+} stub_ipc_export_t;
+/* Validate an IPC export of the allocation at ptr (ROCr IPCCreate) and make
+ * it shareable once; INVALID_ARGUMENT for anything but a pool allocation's
+ * base and size. */
+hsa_status_t stub_hsa_mem_export(void *ptr, size_t len, stub_ipc_export_t *out);
+/* Move [base, base+bytes) onto memory other processes can map, contents kept,
+ * at the same address; the fd, or -1. */
+int stub_ipc_share(void *base, size_t bytes);
+/* Before the allocation is freed: back to private memory, no new attaches. */
+void stub_ipc_unshare(void *base, size_t bytes, int fd);
+
 /* ---- signals (hsa_signal.c) ------------------------------------------- */
 
 typedef struct stub_signal stub_signal_t;

@@ -5,6 +5,8 @@
  * keeps (core::Runtime::allocation_map_): the pool, the size asked for, the
  * user data, the IPC state.
  *
+ * IPC itself is hsa_ipc.c; this file exports an allocation's record to it.
+ *
  * Access rules (ROCr KfdDriver::AllocateMemory, MemoryRegion::AllowAccess):
  * memory from a GPU's pools is mapped to that GPU only; memory from a system
  * pool through hsa_amd_memory_pool_allocate is the CPU's only, while
@@ -17,21 +19,18 @@
 #include <unistd.h>
 
 #define MY_KINDS (STUB_MEM_DEVICE | STUB_MEM_HOST | STUB_MEM_KERNARG)
-#define IPC_MAGIC 0x52504349u   /* "ICPR" */
 
 typedef struct mem_rec {
     uintptr_t base;
     size_t size;                     /* as requested */
     const stub_hsa_pool_t *pool;     /* NULL: memory locked by hsa_amd_memory_lock */
     void *userdata;
-    uint32_t ipc_id;                 /* non-zero once exported */
-    uint32_t attached;               /* in-process hsa_amd_ipc_memory_attach count */
+    int ipc_fd;                      /* > 0 once exported: the memory it is mapped from (hsa_ipc.c) */
 } mem_rec_t;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static mem_rec_t *recs;
 static size_t rec_count, rec_cap;
-static uint32_t next_ipc_id = 1;
 
 /* index of the first record with base >= b */
 static size_t lower_bound(uintptr_t b) {
@@ -108,7 +107,7 @@ hsa_status_t stub_hsa_allocate(const stub_hsa_pool_t *pool, size_t size, bool re
     if (stub_mem_alloc(size, granule, kind, device, 0, &p) != 0) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
     if (stub_pool_is_system(pool) && !restricted) stub_mem_set_access(p, STUB_ACCESS_CPU | all_gpu_bits());
     stub_mem_set_tag(p, (void *)pool);
-    mem_rec_t r = {(uintptr_t)p, size, pool, NULL, 0, 0};
+    mem_rec_t r = {(uintptr_t)p, size, pool, NULL, 0};
     if (!rec_add(&r)) {
         stub_mem_release(p, MY_KINDS, NULL);
         return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
@@ -144,8 +143,11 @@ hsa_status_t hsa_memory_free(void *ptr) {
         pthread_mutex_unlock(&lock);
         return HSA_STATUS_ERROR_INVALID_ALLOCATION;
     }
+    int ipc_fd = r->ipc_fd;
+    size_t pages = (r->size + STUB_PAGE_SIZE - 1) / STUB_PAGE_SIZE * STUB_PAGE_SIZE;
     rec_remove(r);
     pthread_mutex_unlock(&lock);
+    if (ipc_fd > 0) stub_ipc_unshare(ptr, pages, ipc_fd);
     stub_mem_release(ptr, MY_KINDS, NULL);
     return HSA_STATUS_SUCCESS;
 }
@@ -267,7 +269,7 @@ static hsa_status_t lock_range(void *host_ptr, size_t size, hsa_agent_t *agents,
     }
     if (stub_mem_track(host_ptr, size, STUB_MEM_REGISTERED, -1, 0) != 0) return HSA_STATUS_ERROR;
     stub_mem_set_access(host_ptr, STUB_ACCESS_CPU | gpus);
-    mem_rec_t r = {(uintptr_t)host_ptr, size, NULL, NULL, 0, 0};
+    mem_rec_t r = {(uintptr_t)host_ptr, size, NULL, NULL, 0};
     if (!rec_add(&r)) {
         stub_mem_release(host_ptr, STUB_MEM_REGISTERED, NULL);
         return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
@@ -310,14 +312,13 @@ hsa_status_t hsa_amd_memory_unlock(void *host_ptr) {
     return HSA_STATUS_SUCCESS;   /* ROCr ignores unlock failures */
 }
 
-/* ---- IPC, within the process ------------------------------------------ */
+/* ---- IPC export (hsa_ipc.c does the rest) ----------------------------- */
 
-hsa_status_t hsa_amd_ipc_memory_create(void *ptr, size_t len, hsa_amd_ipc_memory_t *handle) {
-    HSA_CHECK_OPEN();
-    HSA_CHECK_PTR(ptr);
-    HSA_CHECK_PTR(handle);
-    if (len > 0x7FFFFFFF000ull) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-    memset(handle->handle, 0, sizeof handle->handle);
+/* ROCr's IPCCreate checks the pointer is an allocation's base and len its
+ * size (pointer info's sizeInBytes; the stub also takes it rounded to the
+ * page, its allocation granule).  The first export moves the allocation onto
+ * memory other processes can map (stub_ipc_share); later ones reuse it. */
+hsa_status_t stub_hsa_mem_export(void *ptr, size_t len, stub_ipc_export_t *out) {
     pthread_mutex_lock(&lock);
     mem_rec_t *r = rec_find((uintptr_t)ptr);
     size_t rounded = r ? (r->size + STUB_PAGE_SIZE - 1) / STUB_PAGE_SIZE * STUB_PAGE_SIZE : 0;
@@ -325,57 +326,13 @@ hsa_status_t hsa_amd_ipc_memory_create(void *ptr, size_t len, hsa_amd_ipc_memory
         pthread_mutex_unlock(&lock);
         return HSA_STATUS_ERROR_INVALID_ARGUMENT;
     }
-    if (!r->ipc_id) r->ipc_id = next_ipc_id++;
-    uint64_t base = r->base, size = r->size;
-    handle->handle[0] = IPC_MAGIC;
-    handle->handle[1] = (uint32_t)getpid();
-    handle->handle[2] = r->ipc_id;
-    handle->handle[3] = (uint32_t)base;
-    handle->handle[4] = (uint32_t)(base >> 32);
-    handle->handle[5] = (uint32_t)size;
-    handle->handle[6] = (uint32_t)(size >> 32);
+    if (!r->ipc_fd) r->ipc_fd = stub_ipc_share(ptr, rounded);
+    int fd = r->ipc_fd;
+    size_t size = r->size;
     pthread_mutex_unlock(&lock);
-    return HSA_STATUS_SUCCESS;
-}
-
-/* The stub attaches within the exporting process: the same address comes
- * back and the mapping agents are added to the allocation's access set. */
-hsa_status_t hsa_amd_ipc_memory_attach(const hsa_amd_ipc_memory_t *ipc, size_t len, uint32_t num_agents,
-                                       const hsa_agent_t *mapping_agents, void **mapped_ptr) {
-    HSA_CHECK_OPEN();
-    HSA_CHECK_PTR(mapped_ptr);
-    if (num_agents != 0) HSA_CHECK_PTR(mapping_agents);
-    uint64_t bits = num_agents == 0 ? all_gpu_bits() : 0;
-    for (uint32_t i = 0; i < num_agents; i++) {
-        stub_hsa_agent_t *a = stub_hsa_agent(mapping_agents[i]);
-        if (!a) return HSA_STATUS_ERROR_INVALID_AGENT;
-        bits |= stub_hsa_access_bit(a);
-    }
-    (void)len;
-    if (!ipc || ipc->handle[0] != IPC_MAGIC || ipc->handle[1] != (uint32_t)getpid() || !ipc->handle[2])
-        return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-    uintptr_t base = (uintptr_t)ipc->handle[3] | (uintptr_t)ipc->handle[4] << 32;
-    pthread_mutex_lock(&lock);
-    mem_rec_t *r = rec_find(base);
-    if (!r || r->ipc_id != ipc->handle[2]) {
-        pthread_mutex_unlock(&lock);
-        return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-    }
-    r->attached++;
-    pthread_mutex_unlock(&lock);
+    if (fd < 0) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
     stub_alloc_t a;
-    if (stub_mem_find((void *)base, &a)) stub_mem_set_access((void *)base, a.access_mask | bits);
-    *mapped_ptr = (void *)base;
+    if (!stub_mem_find(ptr, &a)) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    *out = (stub_ipc_export_t){fd, size, a.kind, a.device};
     return HSA_STATUS_SUCCESS;
-}
-
-hsa_status_t hsa_amd_ipc_memory_detach(void *mapped_ptr) {
-    HSA_CHECK_OPEN();
-    HSA_CHECK_PTR(mapped_ptr);
-    pthread_mutex_lock(&lock);
-    mem_rec_t *r = rec_find((uintptr_t)mapped_ptr);
-    bool ok = r && r->attached > 0;
-    if (ok) r->attached--;
-    pthread_mutex_unlock(&lock);
-    return ok ? HSA_STATUS_SUCCESS : HSA_STATUS_ERROR_INVALID_ARGUMENT;
 }

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <time.h>
 
 #define SLAB_SHIFT 10
@@ -63,6 +64,9 @@ static stub_signal_t *slot_alloc(void) {
 }
 
 static void slot_free(stub_signal_t *s) {
+    if (s->shared) stub_ipc_signal_page_release(s->shared);
+    s->shared = NULL;
+    s->value = &s->own_value;
     pthread_mutex_lock(&registry_lock);
     s->hook = NULL;
     s->hook_arg = NULL;
@@ -149,16 +153,38 @@ void stub_sig_notify(stub_signal_t *s) {
     if (s->hook) s->hook(s->hook_arg);
 }
 
-static stub_signal_t *create(int64_t initial) {
+static stub_signal_t *create_in(int64_t initial, void *page, _Atomic int64_t *value, stub_sig_kind_t kind) {
     stub_signal_t *s = slot_alloc();
     if (!s) return NULL;
-    atomic_store(&s->value, initial);
+    s->kind = kind;
+    s->shared = page;
+    s->value = value ? value : &s->own_value;
+    if (!value) atomic_store(s->value, initial);
     atomic_store(&s->start_ts, 0);
     atomic_store(&s->end_ts, 0);
     atomic_store(&s->copy_agent, 0);
     atomic_store(&s->refs, 1);
     atomic_store(&s->live, true);
     return s;
+}
+
+static stub_signal_t *create(int64_t initial) { return create_in(initial, NULL, NULL, STUB_SIG_INTERRUPT); }
+
+stub_signal_t *stub_sig_create_shared(void *page, _Atomic int64_t *value, stub_sig_kind_t kind) {
+    return create_in(0, page, value, kind);
+}
+
+bool stub_sig_polls(const stub_signal_t *s) { return s->kind != STUB_SIG_INTERRUPT; }
+
+/* ROCr's core::g_use_interrupt_wait: HSA_ENABLE_INTERRUPT=0 turns every
+ * signal into a polling one (runtime flags, read once). */
+static bool use_interrupt_wait(void) {
+    static int cached = -1;
+    if (cached < 0) {
+        const char *e = getenv("HSA_ENABLE_INTERRUPT");
+        cached = !(e && strcmp(e, "0") == 0);
+    }
+    return cached;
 }
 
 /* Mark dead, invalidate the handle, wake every waiter (they return 0, as
@@ -197,15 +223,33 @@ hsa_status_t hsa_amd_signal_create(hsa_signal_value_t initial_value, uint32_t nu
                                    const hsa_agent_t *consumers, uint64_t attributes, hsa_signal_t *signal) {
     HSA_CHECK_OPEN();
     HSA_CHECK_PTR(signal);
-    /* ROCr validates consumers only for interrupt signals: not IPC, not GPU-only */
-    bool interrupt = !(attributes & (HSA_AMD_SIGNAL_IPC | HSA_AMD_SIGNAL_AMD_GPU_ONLY));
-    if (interrupt && num_consumers != 0) {
+    /* ROCr (hsa_amd_signal_create): IPC, GPU-only, or interrupts off make a
+     * DefaultSignal (polling); otherwise consumers are validated, and a list
+     * naming no CPU agent also makes a polling one; else an InterruptSignal. */
+    bool ipc = attributes & HSA_AMD_SIGNAL_IPC;
+    bool polling = ipc || (attributes & HSA_AMD_SIGNAL_AMD_GPU_ONLY) || !use_interrupt_wait();
+    if (!polling && num_consumers != 0) {
         HSA_CHECK_PTR(consumers);
         for (uint32_t i = 0; i < num_consumers; i++)
             for (uint32_t j = 0; j < i; j++)
                 if (consumers[i].handle == consumers[j].handle) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+        polling = true;
+        for (uint32_t i = 0; i < num_consumers; i++) {
+            stub_hsa_agent_t *a = stub_hsa_agent(consumers[i]);
+            if (a && !a->is_gpu) polling = false;
+        }
     }
-    stub_signal_t *s = create(initial_value);
+    stub_signal_t *s;
+    if (ipc) {
+        _Atomic int64_t *value;
+        void *page = stub_ipc_signal_page_new(initial_value, &value);
+        if (!page) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+        s = stub_sig_create_shared(page, value, STUB_SIG_IPC);
+        if (!s) stub_ipc_signal_page_release(page);
+    } else {
+        s = create(initial_value);
+        if (s) s->kind = polling ? STUB_SIG_POLLING : STUB_SIG_INTERRUPT;
+    }
     if (!s) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
     *signal = stub_sig_handle(s);
     return HSA_STATUS_SUCCESS;
@@ -270,26 +314,48 @@ static bool sleep_on(pthread_cond_t *cond, pthread_mutex_t *m, uint64_t timeout_
     return pthread_cond_timedwait(cond, m, dl) == ETIMEDOUT;
 }
 
+/* An IPC signal's value may change in another process, which wakes no one
+ * here: poll, as ROCr's BusyWaitSignal::WaitRelaxed does (spin 200 us, then
+ * sleep 20 us between looks). */
+static hsa_signal_value_t poll_one(stub_signal_t *s, hsa_signal_condition_t condition,
+                                   hsa_signal_value_t compare, uint64_t timeout_ns) {
+    uint64_t start = stub_now_ns();
+    for (;;) {
+        if (!atomic_load(&s->live)) return 0;
+        int64_t v = atomic_load_explicit(s->value, memory_order_relaxed);
+        if (satisfied(condition, v, compare)) return v;
+        uint64_t elapsed = stub_now_ns() - start;
+        if (elapsed >= timeout_ns) return atomic_load(s->value);
+        if (elapsed > 200000) {
+            struct timespec ts = {0, 20000};
+            nanosleep(&ts, NULL);
+        } else {
+            sched_yield();
+        }
+    }
+}
+
 hsa_signal_value_t stub_sig_wait_one(stub_signal_t *s, hsa_signal_condition_t condition,
                                      hsa_signal_value_t compare, uint64_t timeout_ns) {
-    int64_t v = atomic_load(&s->value);
+    int64_t v = atomic_load(s->value);
     int met = satisfied(condition, v, compare);
     if (met < 0) return 0;   /* an unknown condition: ROCr returns 0 */
     if (met) return v;
     if (timeout_ns == 0) return v;
+    if (s->kind == STUB_SIG_IPC) return poll_one(s, condition, compare, timeout_ns);
     struct timespec dl = deadline_of(timeout_ns);
     pthread_mutex_lock(&s->lock);
     atomic_fetch_add(&s->waiters, 1);
     atomic_thread_fence(memory_order_seq_cst);
     for (;;) {
-        v = atomic_load_explicit(&s->value, memory_order_relaxed);
+        v = atomic_load_explicit(s->value, memory_order_relaxed);
         if (satisfied(condition, v, compare)) break;
         if (!atomic_load(&s->live)) {
             v = 0;
             break;
         }
         if (sleep_on(&s->cond, &s->lock, timeout_ns, &dl)) {
-            v = atomic_load(&s->value);
+            v = atomic_load(s->value);
             break;
         }
     }
@@ -303,7 +369,7 @@ static int scan(uint32_t n, stub_signal_t *const *sigs, const hsa_signal_conditi
                 const hsa_signal_value_t *values, hsa_signal_value_t *value) {
     for (uint32_t i = 0; i < n; i++) {
         if (!atomic_load(&sigs[i]->live)) return STUB_WAIT_DEAD;
-        int64_t v = atomic_load_explicit(&sigs[i]->value, memory_order_relaxed);
+        int64_t v = atomic_load_explicit(sigs[i]->value, memory_order_relaxed);
         int met = satisfied(conds[i], v, values[i]);
         if (met < 0) return STUB_WAIT_DEAD;
         if (met) {
@@ -319,15 +385,30 @@ int stub_sig_wait_any(uint32_t n, stub_signal_t *const *sigs, const hsa_signal_c
     int r = scan(n, sigs, conds, values, value);
     if (r != STUB_WAIT_TIMEOUT || timeout_ns == 0) return r;
     pthread_once(&multi_once, init_multi);
+    /* another process's change of an IPC signal notifies no one: look again
+     * every 100 us (the wait then polls, as ROCr's WaitAny does for signals
+     * without an interrupt event) */
+    bool remote = false;
+    for (uint32_t i = 0; i < n; i++) remote |= sigs[i]->kind == STUB_SIG_IPC;
+    uint64_t start = stub_now_ns();
     struct timespec dl = deadline_of(timeout_ns);
     pthread_mutex_lock(&multi_lock);
     for (uint32_t i = 0; i < n; i++) atomic_fetch_add(&sigs[i]->multi, 1);
     atomic_thread_fence(memory_order_seq_cst);
-    while ((r = scan(n, sigs, conds, values, value)) == STUB_WAIT_TIMEOUT)
+    while ((r = scan(n, sigs, conds, values, value)) == STUB_WAIT_TIMEOUT) {
+        if (remote) {
+            uint64_t elapsed = stub_now_ns() - start;
+            if (timeout_ns != UINT64_MAX && elapsed >= timeout_ns) break;
+            uint64_t step = timeout_ns == UINT64_MAX || timeout_ns - elapsed > 100000 ? 100000 : timeout_ns - elapsed;
+            struct timespec slice = deadline_of(step);
+            pthread_cond_timedwait(&multi_cond, &multi_lock, &slice);
+            continue;
+        }
         if (sleep_on(&multi_cond, &multi_lock, timeout_ns, &dl)) {
             r = scan(n, sigs, conds, values, value);
             break;
         }
+    }
     for (uint32_t i = 0; i < n; i++) atomic_fetch_sub(&sigs[i]->multi, 1);
     pthread_mutex_unlock(&multi_lock);
     return r;
@@ -348,7 +429,10 @@ uint32_t hsa_amd_signal_wait_any(uint32_t signal_count, hsa_signal_t *signals, h
     uint32_t result = UINT32_MAX;
     uint64_t start = stub_now_ns();
     int r = stub_sig_wait_any(signal_count, sigs, conds, values, timeout_hint, satisfying_value);
-    stub_sig_account_wait(timeout_hint, wait_hint, stub_now_ns() - start);
+    /* ROCr's Signal::WaitAny blocks on events only when every signal has one */
+    bool polls = false;
+    for (uint32_t i = 0; i < signal_count; i++) polls |= stub_sig_polls(sigs[i]);
+    stub_sig_account_wait(timeout_hint, polls ? HSA_WAIT_STATE_ACTIVE : wait_hint, stub_now_ns() - start);
     if (r >= 0) {
         atomic_thread_fence(memory_order_acquire);
         result = (uint32_t)r;

@@ -17,8 +17,16 @@
 
 #include <stdatomic.h>
 
+/* What ROCr makes of hsa_amd_signal_create's attributes (hsa_ext_amd.cpp):
+ * an InterruptSignal (its waits may block on a KFD event), or a DefaultSignal
+ * (BusyWaitSignal: its waits poll whatever the hint), IPC-exportable or not. */
+typedef enum stub_sig_kind { STUB_SIG_INTERRUPT = 0, STUB_SIG_POLLING = 1, STUB_SIG_IPC = 2 } stub_sig_kind_t;
+
 struct stub_signal {
-    _Atomic int64_t value;
+    _Atomic int64_t *value;        /* &own_value, or into a page shared with other processes */
+    _Atomic int64_t own_value;
+    stub_sig_kind_t kind;
+    void *shared;                  /* IPC: the mapped page (hsa_ipc.c), unmapped when the slot goes */
     _Atomic uint32_t gen;          /* the generation live handles carry */
     _Atomic uint32_t refs;         /* 0: the slot is free */
     _Atomic bool live;             /* false once destroyed */
@@ -46,6 +54,14 @@ stub_signal_t *stub_sig_or_abort(hsa_signal_t handle, const char *call);
 stub_signal_t *stub_sig_retain_or_abort(hsa_signal_t handle, const char *call);
 /* After every change of the value: wake whoever waits. */
 void stub_sig_notify(stub_signal_t *s);
+/* IPC signals (hsa_ipc.c): a signal whose value lives in `page` (mapped
+ * shared); the page is unmapped when the slot is freed. */
+stub_signal_t *stub_sig_create_shared(void *page, _Atomic int64_t *value, stub_sig_kind_t kind);
+/* hsa_ipc.c: a fresh shared page holding an IPC signal's value, and its release. */
+void *stub_ipc_signal_page_new(int64_t initial, _Atomic int64_t **value);
+void stub_ipc_signal_page_release(void *page);
+/* Polling kinds count every waited nanosecond as busy (BusyWaitSignal). */
+bool stub_sig_polls(const stub_signal_t *s);
 hsa_signal_value_t stub_sig_wait_one(stub_signal_t *s, hsa_signal_condition_t condition,
                                      hsa_signal_value_t compare, uint64_t timeout_ns);
 

@@ -12,15 +12,15 @@
 
 /* ---- internal, on retained objects ----------------------------------------- */
 
-int64_t stub_sig_load(stub_signal_t *s) { return atomic_load_explicit(&s->value, ACQUIRE); }
+int64_t stub_sig_load(stub_signal_t *s) { return atomic_load_explicit(s->value, ACQUIRE); }
 
 void stub_sig_store(stub_signal_t *s, int64_t value) {
-    atomic_store_explicit(&s->value, value, RELEASE);
+    atomic_store_explicit(s->value, value, RELEASE);
     stub_sig_notify(s);
 }
 
 void stub_sig_add(stub_signal_t *s, int64_t value) {
-    atomic_fetch_add_explicit(&s->value, value, ACQ_REL);
+    atomic_fetch_add_explicit(s->value, value, ACQ_REL);
     stub_sig_notify(s);
 }
 
@@ -29,14 +29,14 @@ void stub_sig_add(stub_signal_t *s, int64_t value) {
 #define LOAD(op, suffix, order)                                                               \
     hsa_signal_value_t hsa_signal_##op##_##suffix(hsa_signal_t signal) {                      \
         stub_signal_t *s = stub_sig_or_abort(signal, "hsa_signal_" #op "_" #suffix);          \
-        return atomic_load_explicit(&s->value, order);                                        \
+        return atomic_load_explicit(s->value, order);                                        \
     }
 HSA_LOAD_ORDERS(LOAD, load)
 
 #define STORE(op, suffix, order)                                                              \
     void hsa_signal_##op##_##suffix(hsa_signal_t signal, hsa_signal_value_t value) {          \
         stub_signal_t *s = stub_sig_or_abort(signal, "hsa_signal_" #op "_" #suffix);          \
-        atomic_store_explicit(&s->value, value, order);                                       \
+        atomic_store_explicit(s->value, value, order);                                       \
         stub_sig_notify(s);                                                                   \
     }
 HSA_STORE_ORDERS(STORE, store)
@@ -45,7 +45,7 @@ HSA_STORE_ORDERS(STORE, store)
 #define SILENT_STORE(suffix, order)                                                           \
     void hsa_signal_silent_store_##suffix(hsa_signal_t signal, hsa_signal_value_t value) {    \
         stub_signal_t *s = stub_sig_or_abort(signal, "hsa_signal_silent_store_" #suffix);     \
-        atomic_store_explicit(&s->value, value, order);                                       \
+        atomic_store_explicit(s->value, value, order);                                       \
         if (s->hook) s->hook(s->hook_arg);                                                    \
     }
 SILENT_STORE(relaxed, RELAXED)
@@ -56,7 +56,7 @@ SILENT_STORE(screlease, RELEASE)
 #define RMW(op, fetch, suffix, order, fail)                                                   \
     void hsa_signal_##op##_##suffix(hsa_signal_t signal, hsa_signal_value_t value) {          \
         stub_signal_t *s = stub_sig_or_abort(signal, "hsa_signal_" #op "_" #suffix);          \
-        atomic_fetch_##fetch##_explicit(&s->value, value, order);                             \
+        atomic_fetch_##fetch##_explicit(s->value, value, order);                             \
         stub_sig_notify(s);                                                                   \
     }
 HSA_RMW_ORDERS(RMW, add, add)
@@ -68,7 +68,7 @@ HSA_RMW_ORDERS(RMW, xor, xor)
 #define EXCHANGE(op, suffix, order, fail)                                                       \
     hsa_signal_value_t hsa_signal_##op##_##suffix(hsa_signal_t signal, hsa_signal_value_t value) { \
         stub_signal_t *s = stub_sig_or_abort(signal, "hsa_signal_" #op "_" #suffix);           \
-        hsa_signal_value_t old = atomic_exchange_explicit(&s->value, value, order);             \
+        hsa_signal_value_t old = atomic_exchange_explicit(s->value, value, order);             \
         stub_sig_notify(s);                                                                     \
         return old;                                                                             \
     }
@@ -79,7 +79,7 @@ HSA_RMW_ORDERS(EXCHANGE, exchange)
                                                   hsa_signal_value_t value) {                   \
         stub_signal_t *s = stub_sig_or_abort(signal, "hsa_signal_" #op "_" #suffix);           \
         hsa_signal_value_t observed = expected;                                                 \
-        if (atomic_compare_exchange_strong_explicit(&s->value, &observed, value, order, fail))  \
+        if (atomic_compare_exchange_strong_explicit(s->value, &observed, value, order, fail))  \
             stub_sig_notify(s);                                                                 \
         return observed;                                                                        \
     }
@@ -123,7 +123,8 @@ static hsa_signal_value_t wait(hsa_signal_t signal, hsa_signal_condition_t condi
     stub_signal_t *s = stub_sig_retain_or_abort(signal, call);
     uint64_t start = stub_now_ns();
     hsa_signal_value_t v = stub_sig_wait_one(s, condition, compare, timeout);
-    stub_sig_account_wait(timeout, hint, stub_now_ns() - start);
+    /* a polling signal (BusyWaitSignal) polls whatever the hint says */
+    stub_sig_account_wait(timeout, stub_sig_polls(s) ? HSA_WAIT_STATE_ACTIVE : hint, stub_now_ns() - start);
     stub_sig_release(s);
     return v;
 }

@@ -48,9 +48,22 @@ static int first_time(uint64_t agent, uint64_t address, uint32_t reason) {
     return 1;
 }
 
+static hsa_amd_system_event_callback_t hook;
+static void *hook_data;
+
+void rocpy_hsa_set_event_hook(hsa_amd_system_event_callback_t fn, void *data) {
+    __atomic_store_n(&hook_data, data, __ATOMIC_RELAXED);
+    __atomic_store_n(&hook, fn, __ATOMIC_RELEASE);
+}
+
 hsa_status_t rocpy_hsa_report_system_event(const hsa_amd_event_t *event, void *data) {
     (void)data;
     if (!event) return HSA_STATUS_ERROR;
+    /* Python handlers first (rocpy.hsa.events): one of them handling the
+     * event keeps the process alive, and nothing is printed */
+    hsa_amd_system_event_callback_t fn = __atomic_load_n(&hook, __ATOMIC_ACQUIRE);
+    if (fn && fn(event, __atomic_load_n(&hook_data, __ATOMIC_RELAXED)) == HSA_STATUS_SUCCESS)
+        return HSA_STATUS_SUCCESS;
     if (event->event_type != HSA_AMD_GPU_MEMORY_FAULT_EVENT) {
         fprintf(stderr, "rocpy: HSA system event of type %d\n", (int)event->event_type);
         fflush(stderr);

@@ -12,7 +12,8 @@
  * (a cffi callback taking the GIL) could deadlock against a Python thread
  * that holds the GIL while it waits for that very runtime.  The handler
  * returns HSA_STATUS_ERROR ("not handled"): the runtime still aborts, as it
- * would without rocpy.  The same fault reported twice (a handler registered
+ * would without rocpy, unless a Python handler registered with
+ * hsa.Runtime.on_system_event (the hook below) handled it.  The same fault reported twice (a handler registered
  * again by a later Runtime while the runtime stayed open) prints once. */
 #ifndef ROCPY_FAST_HSA_FAULT_H
 #define ROCPY_FAST_HSA_FAULT_H
@@ -23,6 +24,10 @@
 #include <hsa/hsa_ext_amd.h>
 
 hsa_status_t rocpy_hsa_report_system_event(const hsa_amd_event_t *event, void *data);
+/* rocpy.hsa.events' Python dispatcher (a cffi callback, holding the GIL
+ * while it runs), called first; NULL: none.  Its HSA_STATUS_SUCCESS means
+ * handled: no report, and the runtime does not abort. */
+void rocpy_hsa_set_event_hook(hsa_amd_system_event_callback_t fn, void *data);
 /* How many events were reported (printed) so far. */
 uint64_t rocpy_hsa_reported_events(void);
 /* The text of a fault reason mask ("page not present, ..."), into buf. */
