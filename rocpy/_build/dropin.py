@@ -65,7 +65,7 @@ def read_exports(path: str) -> Exports:
         if not isinstance(dynsym, SymbolTableSection):
             return out
         for i, sym in enumerate(dynsym.iter_symbols()):
-            if sym["st_shndx"] == "SHN_UNDEF" or not sym.name or sym["st_info"]["type"] == "STT_NOTYPE":
+            if sym["st_shndx"] in ("SHN_UNDEF", "SHN_ABS") or not sym.name:   # ABS: the node names
                 continue
             index = versym.get_symbol(i)["ndx"] if versym is not None else 0
             node = names.get(index if isinstance(index, int) else 0)
