@@ -123,9 +123,12 @@ def libraries(version: tuple[int, int], split_hiprtc: bool) -> list[Library]:
 def owner(source: str, split_hiprtc: bool) -> str:
     """Which library a stub source (or generated defaults file) goes into."""
     base = os.path.basename(source)
-    if base.startswith(("hsa_", "stub_")) or base == "stub_defaults_hsa.c":
+    if base.startswith("stub_defaults_"):          # stub_defaults_{hsa,hip,hiprtc}.c
+        group = base[len("stub_defaults_"):-len(".c")]
+        return "hip" if group == "hiprtc" and not split_hiprtc else group
+    if base.startswith(("hsa_", "stub_")):
         return "hsa"
-    if split_hiprtc and base in ("hip_rtc.c", "stub_defaults_hiprtc.c"):
+    if split_hiprtc and base == "hip_rtc.c":
         return "hiprtc"
     return "hip"
 

@@ -94,3 +94,7 @@ def test_header_version_and_split():
     assert dropin.owner("rocpy/_native/stub/hip_rtc.c", True) == "hiprtc"
     assert dropin.owner("rocpy/_native/stub/hip_rtc.c", False) == "hip"
     assert dropin.owner("rocpy/_native/stub/stub_kernel.c", True) == "hsa"
+    assert dropin.owner("build/rocpy-generated/stub_defaults_hip.c", True) == "hip"
+    assert dropin.owner("build/rocpy-generated/stub_defaults_hsa.c", True) == "hsa"
+    assert dropin.owner("build/rocpy-generated/stub_defaults_hiprtc.c", False) == "hip"
+    assert dropin.owner("build/rocpy-generated/stub_defaults_hiprtc.c", True) == "hiprtc"
