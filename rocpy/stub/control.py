@@ -76,8 +76,9 @@ def _install(ffi) -> None:
 def register_kernel(name: str, fn: Callable[[Dispatch], int | None]) -> None:
     """Emulate kernel ``name`` with ``fn(dispatch)`` (return 0/None, or non-zero for a fault).
 
-    Replaces a built-in or earlier emulation of the same name.  ``fn`` runs on
-    the stub's executing thread, in stream/queue order.
+    Replaces an earlier emulation of the same name, and takes precedence over
+    any built-in one (`use_builtin`).  ``fn`` runs on the stub's executing
+    thread, in stream/queue order.
     """
     if not callable(fn):
         raise TypeError(f"the emulation of {name!r} must be callable, not {type(fn).__name__}")
@@ -88,6 +89,22 @@ def register_kernel(name: str, fn: Callable[[Dispatch], int | None]) -> None:
         if lib.rocpy_stub_register_kernel(name.encode(), lib.rocpy_stub_python_kernel, handle) != 0:
             raise ValueError(f"cannot register an emulation for {name!r}")
         _handles[name] = handle
+
+
+def use_builtin(name: str, on: bool = True) -> None:
+    """Let the stub's built-in emulation ``name`` (``empty``, ``vadd``, ``fill``) run
+    kernels of that name that have no emulation of their own (``on=False``: stop).
+
+    Built-ins live in a namespace of their own and run nothing unless asked
+    (here or by ``$ROCPY_STUB_BUILTINS=empty,vadd``): a user's ``vadd`` is
+    never silently replaced by rocpy's.  ``ValueError`` for a name that has
+    no built-in.
+    """
+    ffi, lib = _stub()
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, not {type(name).__name__}")
+    if lib.rocpy_stub_use_builtin(name.encode(), int(bool(on))) != 0:
+        raise ValueError(f"the stub has no built-in emulation named {name!r}")
 
 
 def unregister_kernel(name: str) -> None:

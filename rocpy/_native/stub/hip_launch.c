@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hip_fatbin.h"
 #include "hip_internal.h"
 #include "stub_codeobject.h"
 
@@ -223,18 +224,26 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX, unsigne
     HIP_RETURN(module_launch(f, global, block, sharedMemBytes, stream, kernelParams, extra));
 }
 
-/* No host function is ever registered with the stub (there is no
- * __hipRegisterFatBinary), so every host pointer is unknown, as an
- * unregistered one is to hipamd. */
-hipError_t hipLaunchKernel(const void *function_address, dim3 numBlocks, dim3 dimBlocks,
-                           void **args, size_t sharedMemBytes, hipStream_t stream) {
-    (void)function_address;
-    (void)numBlocks;
-    (void)dimBlocks;
-    (void)args;
-    (void)sharedMemBytes;
-    HIP_INIT_API();
+/* hipLaunchKernel (hipamd hip_module.cpp): the stream's device, the kernel
+ * registered for the host stub on it (PlatformState::getStatFunc), then
+ * ihipModuleLaunchKernel with grid = blocks * block size. */
+hipError_t hip_launch_by_host(const void *host, dim3 grid, dim3 block, void **args, void **extra,
+                              size_t shared, hipStream_t stream) {
     hip_stream_t *s;
     HIP_RETURN_ONFAIL(hip_stream_resolve(stream, &s));
-    HIP_RETURN(hipErrorInvalidDeviceFunction);
+    hipFunction_t f;
+    HIP_RETURN_ONFAIL(hip_fatbin_function(host, s->device, &f));
+    uint64_t gx = (uint64_t)grid.x * block.x, gy = (uint64_t)grid.y * block.y,
+             gz = (uint64_t)grid.z * block.z;
+    if (gx > UINT32_MAX || gy > UINT32_MAX || gz > UINT32_MAX) return hipErrorInvalidConfiguration;
+    uint32_t global[3] = {(uint32_t)gx, (uint32_t)gy, (uint32_t)gz};
+    uint32_t local[3] = {block.x, block.y, block.z};
+    return module_launch(f, global, local, (unsigned)shared, stream, args, extra);
+}
+
+hipError_t hipLaunchKernel(const void *function_address, dim3 numBlocks, dim3 dimBlocks,
+                           void **args, size_t sharedMemBytes, hipStream_t stream) {
+    HIP_INIT_API();
+    HIP_RETURN(hip_launch_by_host(function_address, numBlocks, dimBlocks, args, NULL,
+                                  sharedMemBytes, stream));
 }
