@@ -15,6 +15,24 @@ FAULTS = {"alloc": 0, "queue_error": 1, "memory_fault": 2}
 _lock = threading.Lock()
 _handles: dict[str, Any] = {}          # name -> ffi handle kept alive while registered
 _installed: set[int] = set()           # id(ffi) whose def_extern is installed
+_failures: list[BaseException] = []   # emulations' exceptions not yet reported
+_MAX_FAILURES = 64
+#: what a raising emulation returns to the stub: a failed launch (not a memory fault)
+RAISED = 0x52414953
+
+
+def take_failures() -> list[BaseException]:
+    """The exceptions emulations raised since the last call (oldest first), forgotten.
+
+    A launch whose emulation raised fails: the next synchronization of its
+    device's streams reports ``hipErrorLaunchFailure`` (a `rocpy.HipError`
+    whose ``__cause__`` is a `rocpy.CallbackError` of these exceptions, each
+    with its traceback).
+    """
+    with _lock:
+        out = list(_failures)
+        _failures.clear()
+    return out
 
 
 def _stub():
@@ -66,9 +84,16 @@ def _install(ffi) -> None:
         try:
             result = fn(Dispatch(ffi, d))
             return int(result or 0)
-        except BaseException:  # an emulation's bug is a kernel fault, never a crash
-            sys.stderr.write("rocpy.stub: kernel emulation raised:\n" + traceback.format_exc())
-            return 1
+        except BaseException as exc:  # an emulation's bug is a failed launch, never a crash
+            name = ffi.string(d.name).decode(errors="replace")
+            text = traceback.format_exc()
+            sys.stderr.write(f"rocpy.stub: the emulation of kernel {name!r} raised:\n" + text)
+            exc.add_note(f"raised by the stub's emulation of kernel {name!r}") \
+                if hasattr(exc, "add_note") else None
+            with _lock:
+                if len(_failures) < _MAX_FAILURES:
+                    _failures.append(exc)
+            return RAISED
 
     _installed.add(id(ffi))
 

@@ -7,12 +7,17 @@
  * with grid = gridDim * blockDim work-items.  A kernel the stub has no
  * emulation for fails the launch call with hipErrorLaunchFailure (nothing is
  * enqueued; no error is left behind for later calls).  An emulation that
- * reports a fault aborts the process, as ROCclr does on a GPU memory fault.
+ * reports a memory fault aborts the process, as ROCclr does on a GPU memory
+ * fault; one that reports another failure (or raises, in Python) is a failed
+ * launch: hipErrorLaunchFailure from the device's next stream or device
+ * synchronization or stream query (the stub's rule: hipamd has no such
+ * failure, its kernels do not raise).
  * So does a kernel whose global buffer argument points into, or whose
  * emulation reaches, device memory of another device to which the launching
  * device had not enabled peer access when the launch was enqueued (that
  * memory is not in its GPU's page tables; hip_device.c); host, registered and
  * managed memory are every device's.  Copies never need peer access. */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -152,6 +157,9 @@ static uint64_t unmapped_buffer(const hip_launch_t *l) {
     return 0;
 }
 
+/* devices on which a launch failed since their last synchronization */
+static atomic_int failed[STUB_MAX_DEVICES];
+
 static void run_kernel(hip_op_t *op) {
     hip_launch_t *l = HIP_OP_DATA(op, hip_launch_t);
     rocpy_stub_dispatch_t d = {l->name, l->kernarg, l->kernarg_size,
@@ -165,9 +173,20 @@ static void run_kernel(hip_op_t *op) {
     if (address) memory_fault(l, address);
     int rc = stub_kernel_run_mapped(&d, l->peers, &address);
     if (rc == STUB_KERNEL_MEMORY_FAULT) memory_fault(l, address);
-    if (rc != 0)
-        stub_abort("hipModuleLaunchKernel", "kernel %s failed on device %d (%s %d)", l->name,
-                   l->device, rc < 0 ? "no emulation" : "emulation status", rc);
+    if (rc != 0) {
+        /* the emulation reported a failure or raised (not a GPU memory
+         * fault): a failed launch, reported at the device's next
+         * synchronization (hip_launch_take_failure), never an abort */
+        fprintf(stderr, "rocpy stub: kernel %s failed on device %d (%s %d); the next "
+                        "synchronization reports hipErrorLaunchFailure\n", l->name, l->device,
+                rc < 0 ? "no emulation" : "emulation status", rc);
+        if (l->device >= 0 && l->device < STUB_MAX_DEVICES) atomic_store(&failed[l->device], 1);
+    }
+}
+
+hipError_t hip_launch_take_failure(int device) {
+    if (device < 0 || device >= STUB_MAX_DEVICES) return hipSuccess;
+    return atomic_exchange(&failed[device], 0) ? hipErrorLaunchFailure : hipSuccess;
 }
 
 static void fini_kernel(hip_op_t *op) { free(HIP_OP_DATA(op, hip_launch_t)->kernarg); }
