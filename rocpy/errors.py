@@ -357,6 +357,10 @@ def _attach_emulation_failures(err: StatusError) -> None:
     except Exception:   # never hide the error being reported
         return
     if failures:
+        try:    # reported here, with their exceptions: not again by the next synchronization
+            _backend_api()[1].rocpy_stub_clear_launch_failures()
+        except Exception:
+            pass
         cause = CallbackError(failures)
         cause.__cause__ = failures[0]
         err.__cause__ = cause

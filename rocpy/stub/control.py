@@ -50,10 +50,12 @@ class Dispatch:
     views it as numpy without copying.
     """
 
-    __slots__ = ("name", "kernarg", "grid", "block", "group_segment_size", "device", "_ffi")
+    __slots__ = ("name", "kernarg", "grid", "block", "group_segment_size", "device", "_ffi",
+                 "_signature")
 
-    def __init__(self, ffi, d) -> None:
+    def __init__(self, ffi, d, signature: Any = None) -> None:
         self._ffi = ffi
+        self._signature = signature
         self.name: str = ffi.string(d.name).decode()
         self.kernarg: memoryview = memoryview(ffi.buffer(d.kernarg, d.kernarg_size)) \
             if d.kernarg_size else memoryview(b"")
@@ -61,6 +63,16 @@ class Dispatch:
         self.block: tuple[int, int, int] = tuple(d.block)
         self.group_segment_size: int = d.group_segment_size
         self.device: int = d.device
+
+    @property
+    def args(self) -> dict[str, Any]:
+        """The arguments by name, typed as the ``signature`` given to `register_kernel`
+        says (pointers as addresses)."""
+        if self._signature is None:
+            raise ValueError(f"kernel {self.name!r}: no signature was registered with its emulation "
+                             f"(register_kernel(name, fn, signature='float *x, int n')); "
+                             f"read arguments with d.arg(offset, fmt)")
+        return self._signature.unpack(self.kernarg, self.name)
 
     def arg(self, offset: int, fmt: str) -> Any:
         """The kernel argument at ``offset`` unpacked with struct format ``fmt``."""
@@ -80,9 +92,9 @@ def _install(ffi) -> None:
 
     @ffi.def_extern()
     def rocpy_stub_python_kernel(d, user):  # noqa: ANN001 - called from C
-        fn = ffi.from_handle(user)
+        fn, signature = ffi.from_handle(user)
         try:
-            result = fn(Dispatch(ffi, d))
+            result = fn(Dispatch(ffi, d, signature))
             return int(result or 0)
         except BaseException as exc:  # an emulation's bug is a failed launch, never a crash
             name = ffi.string(d.name).decode(errors="replace")
@@ -98,8 +110,14 @@ def _install(ffi) -> None:
     _installed.add(id(ffi))
 
 
-def register_kernel(name: str, fn: Callable[[Dispatch], int | None]) -> None:
-    """Emulate kernel ``name`` with ``fn(dispatch)`` (return 0/None, or non-zero for a fault).
+def register_kernel(name: str, fn: Callable[[Dispatch], int | None],
+                    signature: str | None = None) -> None:
+    """Emulate kernel ``name`` with ``fn(dispatch)`` (return 0/None, or non-zero for a
+    failed launch; an exception is a failed launch too, reported at the next
+    synchronization).
+
+    ``signature`` (``"const float *a, float *b, int n"``, the kernel's
+    parameters) gives ``dispatch.args``, the arguments by name and type.
 
     Replaces an earlier emulation of the same name, and takes precedence over
     any built-in one (`use_builtin`).  ``fn`` runs on the stub's executing
@@ -107,10 +125,12 @@ def register_kernel(name: str, fn: Callable[[Dispatch], int | None]) -> None:
     """
     if not callable(fn):
         raise TypeError(f"the emulation of {name!r} must be callable, not {type(fn).__name__}")
+    from .signature import Signature
+    parsed = Signature(signature) if signature is not None else None
     ffi, lib = _stub()
     with _lock:
         _install(ffi)
-        handle = ffi.new_handle(fn)
+        handle = ffi.new_handle((fn, parsed))
         if lib.rocpy_stub_register_kernel(name.encode(), lib.rocpy_stub_python_kernel, handle) != 0:
             raise ValueError(f"cannot register an emulation for {name!r}")
         _handles[name] = handle

@@ -148,3 +148,60 @@ def test_use_builtin_errors(stub):
 def test_the_builtin_namespace_is_not_a_users(stub):
     with pytest.raises(ValueError, match="cannot register"):
         stub.register_kernel("rocpy.builtin.vadd", lambda d: 0)
+
+
+def test_arguments_by_name_and_type(dev, load, stub):
+    k = load("vadd")
+    bufs, args = vadd_args(dev)
+    seen = {}
+
+    def vsub(d):
+        seen.update(d.args)
+        a = d.args
+        d.array(a["c"], np.float32, a["n"])[:] = (d.array(a["a"], np.float32, a["n"]) -
+                                                 d.array(a["b"], np.float32, a["n"]))
+    stub.register_kernel("vadd", vsub, signature="const float *a, const float *b, float *c, int n")
+    k.launch(1, 64, args)
+    dev.synchronize()
+    assert seen == {"a": bufs[0].ptr, "b": bufs[1].ptr, "c": bufs[2].ptr, "n": 64}
+    out = np.zeros(64, np.float32)
+    bufs[2].copy_to(out)
+    assert np.array_equal(out, np.arange(64, dtype=np.float32) * 2)
+    for b in bufs:
+        b.close()
+
+
+def test_args_without_a_signature_says_how(dev, load, stub):
+    k = load("vadd")
+    bufs, args = vadd_args(dev)
+    stub.register_kernel("vadd", lambda d: d.args)
+    k.launch(1, 64, args)
+    with pytest.raises(rocpy.HipError) as info:
+        dev.synchronize()
+    assert "no signature was registered" in str(info.value.__cause__.errors[0])
+    for b in bufs:
+        b.close()
+
+
+def test_signature_layout_and_errors():
+    from rocpy.stub.signature import Signature
+    s = Signature("char c, double d, const float *__restrict__ p, unsigned int n, short h")
+    assert s.fields == [("c", "b", 0), ("d", "d", 8), ("p", "Q", 16), ("n", "I", 24), ("h", "h", 28)]
+    assert s.size == 30
+    with pytest.raises(ValueError, match="unknown type 'struct3'"):
+        Signature("struct3 x")
+    with pytest.raises(ValueError, match="cannot read parameter"):
+        Signature("float")
+    with pytest.raises(ValueError, match="repeats"):
+        Signature("int a, int a")
+    with pytest.raises(TypeError, match="must be a str"):
+        Signature(3)
+    with pytest.raises(ValueError, match="fewer than the signature's 30"):
+        s.unpack(memoryview(bytes(8)), "k")
+
+
+def test_register_with_a_bad_signature_registers_nothing(stub):
+    from rocpy.stub import control
+    with pytest.raises(ValueError, match="unknown type"):
+        stub.register_kernel("rocpy_sig_test", lambda d: 0, signature="vec3 v")
+    assert "rocpy_sig_test" not in control._handles

@@ -26,8 +26,8 @@ hipError_t hip_module_global(hipModule_t module, const char *name, void **ptr, s
 hipError_t hip_launch_by_host(const void *host, dim3 grid, dim3 block, void **args, void **extra,
                               size_t shared, hipStream_t stream);
 
-/* hip_launch.c: hipErrorLaunchFailure, once, when a launch on `device`
- * failed since the last call (the synchronizations report it) */
-hipError_t hip_launch_take_failure(int device);
+/* hip_launch.c: hipErrorLaunchFailure when a launch on `device` failed
+ * since the last clearing call (`clear`: the synchronizations; queries only look) */
+hipError_t hip_launch_take_failure(int device, bool clear);
 
 #endif

@@ -10,8 +10,10 @@
  * reports a memory fault aborts the process, as ROCclr does on a GPU memory
  * fault; one that reports another failure (or raises, in Python) is a failed
  * launch: hipErrorLaunchFailure from the device's next stream or device
- * synchronization or stream query (the stub's rule: hipamd has no such
- * failure, its kernels do not raise).
+ * synchronization, which clears it, and from stream queries meanwhile (they
+ * leave it: rocpy's waits query first); the stub's rule, hipamd has no such
+ * failure (its kernels do not raise).  Python, having reported an
+ * emulation's exception, clears it (rocpy_stub_clear_launch_failures).
  * So does a kernel whose global buffer argument points into, or whose
  * emulation reaches, device memory of another device to which the launching
  * device had not enabled peer access when the launch was enqueued (that
@@ -184,9 +186,14 @@ static void run_kernel(hip_op_t *op) {
     }
 }
 
-hipError_t hip_launch_take_failure(int device) {
+hipError_t hip_launch_take_failure(int device, bool clear) {
     if (device < 0 || device >= STUB_MAX_DEVICES) return hipSuccess;
-    return atomic_exchange(&failed[device], 0) ? hipErrorLaunchFailure : hipSuccess;
+    int was = clear ? atomic_exchange(&failed[device], 0) : atomic_load(&failed[device]);
+    return was ? hipErrorLaunchFailure : hipSuccess;
+}
+
+void rocpy_stub_clear_launch_failures(void) {
+    for (int d = 0; d < STUB_MAX_DEVICES; d++) atomic_store(&failed[d], 0);
 }
 
 static void fini_kernel(hip_op_t *op) { free(HIP_OP_DATA(op, hip_launch_t)->kernarg); }

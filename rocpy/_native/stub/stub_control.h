@@ -42,5 +42,8 @@ int rocpy_stub_aql_overlap(int enable);
  * interrupt wait turns the last partial millisecond of a finite timeout into
  * a busy loop; HSA_WAIT_STATE_ACTIVE spins throughout); cumulative. */
 uint64_t rocpy_stub_hsa_busy_wait_ns(void);
+/* Forget the HIP launches that failed and were not yet reported by a
+ * synchronization (Python reports its emulations' exceptions itself). */
+void rocpy_stub_clear_launch_failures(void);
 
 #endif
