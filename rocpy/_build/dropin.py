@@ -224,6 +224,11 @@ def link(compiler, objects: dict[str, str], out_dir: str, gen_dir: str, declared
                     "-Wl,--no-undefined", "-pthread"] + rpath + extra_args)
         compiler.spawn(command)
         written.append(target)
+        # the unversioned name too: bindings dlopen("libamdhip64.so") (hip-python does)
+        link_name = os.path.join(out_dir, lib.soname.split(".so")[0] + ".so")
+        if os.path.lexists(link_name):
+            os.unlink(link_name)
+        os.symlink(lib.soname, link_name)
     return written
 
 

@@ -35,6 +35,11 @@ def libraries() -> list[str]:
     return sorted(p for p in glob.glob(os.path.join(libdir(), "lib*.so.*")) if not os.path.islink(p))
 
 
+def include_dir() -> str:
+    """The folder holding ``rocpy_stub.h`` (C emulations for programs on the drop-in libraries)."""
+    return os.path.join(os.path.dirname(FOLDER), "include")
+
+
 def environment(base: dict[str, str] | None = None) -> dict[str, str]:
     """The variables to set (only those) so that programs load the drop-in libraries.
 

@@ -45,6 +45,9 @@ def test_names_and_links():
     assert d["DT_SONAME"] == [os.path.basename(hip)]
     assert d["DT_RUNPATH"] == ["$ORIGIN"] and "DT_RPATH" not in d
     assert "libhsa-runtime64.so.1" in d["DT_NEEDED"]
+    # the unversioned names, for bindings that dlopen them (hip-python)
+    assert os.readlink(os.path.join(libdir(), "libamdhip64.so")) == os.path.basename(hip)
+    assert os.readlink(os.path.join(libdir(), "libhsa-runtime64.so")) == "libhsa-runtime64.so.1"
 
 
 @pytest.mark.parametrize("key", ["hsa", "hip"])
