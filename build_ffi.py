@@ -11,7 +11,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from rocpy._build import api as _api  # noqa: E402
-from rocpy._build import backends  # noqa: E402
+from rocpy._build import backends, dropin  # noqa: E402
 from rocpy._build.locate import RocmNotFound  # noqa: E402
 
 _described = {}
@@ -51,3 +51,9 @@ def cffi_modules():
     if "hsa" in libs and "hip" in libs and os.environ.get("ROCPY_BUILD_AMD", "1") != "0":
         mods.append("build_ffi.py:ffi_amd")
     return mods
+
+
+def dropin_libraries(build_ext_cmd):
+    """Link libhsa-runtime64.so.1 / libamdhip64.so.N from the stub's objects
+    (after ``build_ext``; see rocpy/_build/dropin.py)."""
+    return dropin.build(build_ext_cmd, _amd_api())

@@ -5,9 +5,20 @@ limited-API tag."""
 import sys
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 sys.path.insert(0, ".")
-from build_ffi import cffi_modules  # noqa: E402
+from build_ffi import cffi_modules, dropin_libraries  # noqa: E402
+
+
+class BuildExt(build_ext):
+    """The extensions, then the stub again as drop-in ROCm libraries
+    (rocpy/_stub_libs: rocpy/_build/dropin.py), from the same objects."""
+
+    def run(self):
+        super().run()
+        dropin_libraries(self)
+
 
 hot = Extension("rocpy._hot", [f"rocpy/_native/hot/{f}.c" for f in
                                ("hot", "hot_lane", "hot_launch", "hot_calls", "hot_method")],
@@ -23,5 +34,5 @@ hot = Extension("rocpy._hot", [f"rocpy/_native/hot/{f}.c" for f in
 # names), rocpy._hot against 3.11's (3.10's on 3.10: PyObject_GetBuffer, the one
 # 3.11 addition it uses, is exported by 3.10's libpython too); cp310-abi3 is the oldest Python rocpy
 # supports (requires-python).
-setup(cffi_modules=cffi_modules(), ext_modules=[hot],
+setup(cffi_modules=cffi_modules(), ext_modules=[hot], cmdclass={"build_ext": BuildExt},
       options={"bdist_wheel": {"py_limited_api": "cp310"}})

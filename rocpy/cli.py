@@ -12,7 +12,8 @@ import sys
 from typing import List, Optional
 
 #: Modules providing subcommands, in the order ``--help`` lists them.
-COMMANDS = ("rocpy._cli.info", "rocpy._cli.bench", "rocpy._cli.inspect", "rocpy._cli.selftest")
+COMMANDS = ("rocpy._cli.info", "rocpy._cli.bench", "rocpy._cli.inspect", "rocpy._cli.selftest",
+            "rocpy._cli.stub")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -338,8 +338,32 @@ def hsa_error(status: int, call: str) -> StatusError:
 
 
 def hip_error(status: int, call: str) -> StatusError:
-    """The `HipError` (subclass) for `status` returned by `call`, to raise."""
-    return HIP.error(status, call)
+    """The `HipError` (subclass) for `status` returned by `call`, to raise.
+
+    On the stub, a ``hipErrorLaunchFailure`` after kernel emulations raised
+    carries them: ``__cause__`` is a `CallbackError` of those exceptions.
+    """
+    err = HIP.error(status, call)
+    if err.name == "hipErrorLaunchFailure":
+        _attach_emulation_failures(err)
+    return err
+
+
+def _attach_emulation_failures(err: StatusError) -> None:
+    try:
+        import sys
+        control = sys.modules.get("rocpy.stub.control")   # loaded iff emulations are registered
+        failures = control.take_failures() if control is not None else []
+    except Exception:   # never hide the error being reported
+        return
+    if failures:
+        try:    # reported here, with their exceptions: not again by the next synchronization
+            _backend_api()[1].rocpy_stub_clear_launch_failures()
+        except Exception:
+            pass
+        cause = CallbackError(failures)
+        cause.__cause__ = failures[0]
+        err.__cause__ = cause
 
 
 def hiprtc_error(status: int, call: str) -> StatusError:

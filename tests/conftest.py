@@ -10,6 +10,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # the stub's HSA queues start packets without the barrier bit before earlier
 # ones finish (as hardware may), so a missing barrier gives wrong results
 os.environ.setdefault("ROCPY_STUB_AQL_OVERLAP", "1")
+# rocpy's own test kernels (tests/kernels: empty, vadd, fill) run as the stub's
+# built-in emulations, which a kernel of the same name gets only when asked for
+os.environ.setdefault("ROCPY_STUB_BUILTINS", "empty,vadd,fill")
 
 from kernels.compile import compile_hip, find_hipcc  # noqa: E402
 from live import kernel_loader, spin_fill  # noqa: E402

@@ -6,6 +6,8 @@
 # devices: ROCPY_STUB_DEVICES=2 unless set).  Prints JSON.
 #   bash benchmarks/c/peer_ref.sh nvidia|stub [--quick]
 set -euo pipefail
+# the stub runs tests/kernels' empty/vadd/fill as its built-in emulations only when asked
+export ROCPY_STUB_BUILTINS="${ROCPY_STUB_BUILTINS:-empty,vadd,fill}"
 cd "$(dirname "$0")/../.."
 backend=${1:?usage: peer_ref.sh nvidia|stub [--quick]}; shift
 . benchmarks/c/ref_build.sh

@@ -4,6 +4,8 @@
 # `python setup.py build_ext`), the empty kernel compiled with hipcc.
 #   bash benchmarks/c/stub_hip_bench.sh [--json]
 set -euo pipefail
+# the stub runs tests/kernels' empty/vadd/fill as its built-in emulations only when asked
+export ROCPY_STUB_BUILTINS="${ROCPY_STUB_BUILTINS:-empty,vadd,fill}"
 cd "$(dirname "$0")/../.."
 out=build/stub-hip-bench
 mkdir -p "$out"

@@ -12,6 +12,7 @@ import os
 
 from cffi import FFI
 
+from . import dropin
 from .api import Api, describe
 from .exports import exported_functions
 from .failure import definition
@@ -22,7 +23,7 @@ NATIVE = os.path.join(ROOT, "_native")
 FAST_DIR = os.path.join(NATIVE, "fast")
 FAST_HSA_DIR = os.path.join(FAST_DIR, "hsa")     # fast paths that need HSA (amd, stub)
 STUB_DIR = os.path.join(NATIVE, "stub")
-# what the build writes: stub_defaults.c, rocpy_features.h, the version script
+# what the build writes: stub_defaults_{hsa,hip,hiprtc}.c, rocpy_features.h, the version script
 GENERATED_DIR = os.path.join(os.path.dirname(ROOT), "build", "rocpy-generated")
 
 
@@ -117,15 +118,18 @@ def amd_ffi(api: Api | None = None) -> FFI:
     return ffi
 
 
-def stub_defaults_source(api: Api) -> str:
-    """C source defining every library function as a weak generic failure.
+def stub_defaults_source(api: Api, group: str | None = None) -> str:
+    """C source defining every library function (of ``group``: hsa, hip, hiprtc) as a
+    weak generic failure.
 
     The stub's hand-written functions are strong definitions and replace these
-    at link time, so every declared function exists from the start.
+    at link time, so every declared function exists from the start.  One file
+    per group, so each drop-in library (``dropin.py``) holds its own.
     """
     lines = ["#include <string.h>", api.include_lines()]
     for name, func in api.library_functions().items():
-        lines.append(definition(func, name, prefix="__attribute__((weak)) "))
+        if group is None or dropin.function_group(name) == group:
+            lines.append(definition(func, name, prefix="__attribute__((weak)) "))
     return "\n".join(lines) + "\n"
 
 
@@ -133,9 +137,14 @@ def stub_ffi(api: Api | None = None) -> FFI:
     """The builder of ``rocpy._lib_stub``, linked to rocpy's own C runtime."""
     api = api or describe("amd")
     gen_dir = _generated_dir(api)
-    defaults = os.path.join(gen_dir, "stub_defaults.c")
-    with open(defaults, "w") as f:
-        f.write(stub_defaults_source(api))
+    defaults = []
+    for group in ("hsa", "hip", "hiprtc"):
+        defaults.append(os.path.join(gen_dir, f"stub_defaults_{group}.c"))
+        with open(defaults[-1], "w") as f:
+            f.write(stub_defaults_source(api, group))
+    # the three in one file, for C builds outside setup.py (benchmarks/c, tests/raw/hip)
+    with open(os.path.join(gen_dir, "stub_defaults.c"), "w") as f:
+        f.write("".join(f'#include "{os.path.basename(d)}"\n' for d in defaults))
     version_script = os.path.join(gen_dir, "stub_exports.map")
     with open(version_script, "w") as f:
         f.write("{ global: PyInit__lib_stub; local: *; };\n")
@@ -150,8 +159,12 @@ def stub_ffi(api: Api | None = None) -> FFI:
         define_macros=[(d, None) for d in api.platform.defines],
         include_dirs=api.include_dirs + [FAST_DIR, FAST_HSA_DIR, STUB_DIR, gen_dir],
         sources=_sources(STUB_DIR) + _sources(FAST_DIR) + _sources(FAST_HSA_DIR)
-        + [os.path.relpath(defaults, os.path.dirname(ROOT))],
-        extra_compile_args=["-pthread", "-fvisibility=hidden", "-O2",
+        + [os.path.relpath(d, os.path.dirname(ROOT)) for d in defaults],
+        # default visibility: the same objects are linked again as the drop-in
+        # libraries (dropin.py), whose version scripts choose the exports; in
+        # this module the script makes all but PyInit local, so the stub's
+        # calls to itself still bind inside it at link time
+        extra_compile_args=["-pthread", "-O2",
                             "-Wno-unused-parameter", "-Wno-deprecated-declarations"] + san_flags,
         extra_link_args=["-pthread", f"-Wl,--version-script={version_script}"] + san_flags)
     return ffi

@@ -15,6 +15,24 @@ FAULTS = {"alloc": 0, "queue_error": 1, "memory_fault": 2}
 _lock = threading.Lock()
 _handles: dict[str, Any] = {}          # name -> ffi handle kept alive while registered
 _installed: set[int] = set()           # id(ffi) whose def_extern is installed
+_failures: list[BaseException] = []   # emulations' exceptions not yet reported
+_MAX_FAILURES = 64
+#: what a raising emulation returns to the stub: a failed launch (not a memory fault)
+RAISED = 0x52414953
+
+
+def take_failures() -> list[BaseException]:
+    """The exceptions emulations raised since the last call (oldest first), forgotten.
+
+    A launch whose emulation raised fails: the next synchronization of its
+    device's streams reports ``hipErrorLaunchFailure`` (a `rocpy.HipError`
+    whose ``__cause__`` is a `rocpy.CallbackError` of these exceptions, each
+    with its traceback).
+    """
+    with _lock:
+        out = list(_failures)
+        _failures.clear()
+    return out
 
 
 def _stub():
@@ -32,10 +50,12 @@ class Dispatch:
     views it as numpy without copying.
     """
 
-    __slots__ = ("name", "kernarg", "grid", "block", "group_segment_size", "device", "_ffi")
+    __slots__ = ("name", "kernarg", "grid", "block", "group_segment_size", "device", "_ffi",
+                 "_signature")
 
-    def __init__(self, ffi, d) -> None:
+    def __init__(self, ffi, d, signature: Any = None) -> None:
         self._ffi = ffi
+        self._signature = signature
         self.name: str = ffi.string(d.name).decode()
         self.kernarg: memoryview = memoryview(ffi.buffer(d.kernarg, d.kernarg_size)) \
             if d.kernarg_size else memoryview(b"")
@@ -43,6 +63,16 @@ class Dispatch:
         self.block: tuple[int, int, int] = tuple(d.block)
         self.group_segment_size: int = d.group_segment_size
         self.device: int = d.device
+
+    @property
+    def args(self) -> dict[str, Any]:
+        """The arguments by name, typed as the ``signature`` given to `register_kernel`
+        says (pointers as addresses)."""
+        if self._signature is None:
+            raise ValueError(f"kernel {self.name!r}: no signature was registered with its emulation "
+                             f"(register_kernel(name, fn, signature='float *x, int n')); "
+                             f"read arguments with d.arg(offset, fmt)")
+        return self._signature.unpack(self.kernarg, self.name)
 
     def arg(self, offset: int, fmt: str) -> Any:
         """The kernel argument at ``offset`` unpacked with struct format ``fmt``."""
@@ -62,32 +92,64 @@ def _install(ffi) -> None:
 
     @ffi.def_extern()
     def rocpy_stub_python_kernel(d, user):  # noqa: ANN001 - called from C
-        fn = ffi.from_handle(user)
+        fn, signature = ffi.from_handle(user)
         try:
-            result = fn(Dispatch(ffi, d))
+            result = fn(Dispatch(ffi, d, signature))
             return int(result or 0)
-        except BaseException:  # an emulation's bug is a kernel fault, never a crash
-            sys.stderr.write("rocpy.stub: kernel emulation raised:\n" + traceback.format_exc())
-            return 1
+        except BaseException as exc:  # an emulation's bug is a failed launch, never a crash
+            name = ffi.string(d.name).decode(errors="replace")
+            text = traceback.format_exc()
+            sys.stderr.write(f"rocpy.stub: the emulation of kernel {name!r} raised:\n" + text)
+            exc.add_note(f"raised by the stub's emulation of kernel {name!r}") \
+                if hasattr(exc, "add_note") else None
+            with _lock:
+                if len(_failures) < _MAX_FAILURES:
+                    _failures.append(exc)
+            return RAISED
 
     _installed.add(id(ffi))
 
 
-def register_kernel(name: str, fn: Callable[[Dispatch], int | None]) -> None:
-    """Emulate kernel ``name`` with ``fn(dispatch)`` (return 0/None, or non-zero for a fault).
+def register_kernel(name: str, fn: Callable[[Dispatch], int | None],
+                    signature: str | None = None) -> None:
+    """Emulate kernel ``name`` with ``fn(dispatch)`` (return 0/None, or non-zero for a
+    failed launch; an exception is a failed launch too, reported at the next
+    synchronization).
 
-    Replaces a built-in or earlier emulation of the same name.  ``fn`` runs on
-    the stub's executing thread, in stream/queue order.
+    ``signature`` (``"const float *a, float *b, int n"``, the kernel's
+    parameters) gives ``dispatch.args``, the arguments by name and type.
+
+    Replaces an earlier emulation of the same name, and takes precedence over
+    any built-in one (`use_builtin`).  ``fn`` runs on the stub's executing
+    thread, in stream/queue order.
     """
     if not callable(fn):
         raise TypeError(f"the emulation of {name!r} must be callable, not {type(fn).__name__}")
+    from .signature import Signature
+    parsed = Signature(signature) if signature is not None else None
     ffi, lib = _stub()
     with _lock:
         _install(ffi)
-        handle = ffi.new_handle(fn)
+        handle = ffi.new_handle((fn, parsed))
         if lib.rocpy_stub_register_kernel(name.encode(), lib.rocpy_stub_python_kernel, handle) != 0:
             raise ValueError(f"cannot register an emulation for {name!r}")
         _handles[name] = handle
+
+
+def use_builtin(name: str, on: bool = True) -> None:
+    """Let the stub's built-in emulation ``name`` (``empty``, ``vadd``, ``fill``) run
+    kernels of that name that have no emulation of their own (``on=False``: stop).
+
+    Built-ins live in a namespace of their own and run nothing unless asked
+    (here or by ``$ROCPY_STUB_BUILTINS=empty,vadd``): a user's ``vadd`` is
+    never silently replaced by rocpy's.  ``ValueError`` for a name that has
+    no built-in.
+    """
+    ffi, lib = _stub()
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, not {type(name).__name__}")
+    if lib.rocpy_stub_use_builtin(name.encode(), int(bool(on))) != 0:
+        raise ValueError(f"the stub has no built-in emulation named {name!r}")
 
 
 def unregister_kernel(name: str) -> None:

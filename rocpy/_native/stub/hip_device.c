@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hip_fatbin.h"     /* hip_launch_take_failure */
 #include "hip_internal.h"
 
 static hip_dev_t devices[STUB_MAX_DEVICES];
@@ -299,7 +300,7 @@ hipError_t hipDeviceSynchronize(void) {
     HIP_RETURN_ONFAIL(hip_capture_check_device_sync());
     hip_device_sync(hip_current_dev()->id);
     hip_mempool_release_freed(hip_current_dev()->id);
-    HIP_RETURN(hipSuccess);
+    HIP_RETURN(hip_launch_take_failure(hip_current_dev()->id, true));
 }
 
 static bool device_memory_of(const stub_alloc_t *a, void *ctx) {

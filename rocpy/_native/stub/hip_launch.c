@@ -7,15 +7,23 @@
  * with grid = gridDim * blockDim work-items.  A kernel the stub has no
  * emulation for fails the launch call with hipErrorLaunchFailure (nothing is
  * enqueued; no error is left behind for later calls).  An emulation that
- * reports a fault aborts the process, as ROCclr does on a GPU memory fault.
+ * reports a memory fault aborts the process, as ROCclr does on a GPU memory
+ * fault; one that reports another failure (or raises, in Python) is a failed
+ * launch: hipErrorLaunchFailure from the device's next stream or device
+ * synchronization, which clears it, and from stream queries meanwhile (they
+ * leave it: rocpy's waits query first); the stub's rule, hipamd has no such
+ * failure (its kernels do not raise).  Python, having reported an
+ * emulation's exception, clears it (rocpy_stub_clear_launch_failures).
  * So does a kernel whose global buffer argument points into, or whose
  * emulation reaches, device memory of another device to which the launching
  * device had not enabled peer access when the launch was enqueued (that
  * memory is not in its GPU's page tables; hip_device.c); host, registered and
  * managed memory are every device's.  Copies never need peer access. */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "hip_fatbin.h"
 #include "hip_internal.h"
 #include "stub_codeobject.h"
 
@@ -151,6 +159,9 @@ static uint64_t unmapped_buffer(const hip_launch_t *l) {
     return 0;
 }
 
+/* devices on which a launch failed since their last synchronization */
+static atomic_int failed[STUB_MAX_DEVICES];
+
 static void run_kernel(hip_op_t *op) {
     hip_launch_t *l = HIP_OP_DATA(op, hip_launch_t);
     rocpy_stub_dispatch_t d = {l->name, l->kernarg, l->kernarg_size,
@@ -164,9 +175,25 @@ static void run_kernel(hip_op_t *op) {
     if (address) memory_fault(l, address);
     int rc = stub_kernel_run_mapped(&d, l->peers, &address);
     if (rc == STUB_KERNEL_MEMORY_FAULT) memory_fault(l, address);
-    if (rc != 0)
-        stub_abort("hipModuleLaunchKernel", "kernel %s failed on device %d (%s %d)", l->name,
-                   l->device, rc < 0 ? "no emulation" : "emulation status", rc);
+    if (rc != 0) {
+        /* the emulation reported a failure or raised (not a GPU memory
+         * fault): a failed launch, reported at the device's next
+         * synchronization (hip_launch_take_failure), never an abort */
+        fprintf(stderr, "rocpy stub: kernel %s failed on device %d (%s %d); the next "
+                        "synchronization reports hipErrorLaunchFailure\n", l->name, l->device,
+                rc < 0 ? "no emulation" : "emulation status", rc);
+        if (l->device >= 0 && l->device < STUB_MAX_DEVICES) atomic_store(&failed[l->device], 1);
+    }
+}
+
+hipError_t hip_launch_take_failure(int device, bool clear) {
+    if (device < 0 || device >= STUB_MAX_DEVICES) return hipSuccess;
+    int was = clear ? atomic_exchange(&failed[device], 0) : atomic_load(&failed[device]);
+    return was ? hipErrorLaunchFailure : hipSuccess;
+}
+
+void rocpy_stub_clear_launch_failures(void) {
+    for (int d = 0; d < STUB_MAX_DEVICES; d++) atomic_store(&failed[d], 0);
 }
 
 static void fini_kernel(hip_op_t *op) { free(HIP_OP_DATA(op, hip_launch_t)->kernarg); }
@@ -223,18 +250,26 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX, unsigne
     HIP_RETURN(module_launch(f, global, block, sharedMemBytes, stream, kernelParams, extra));
 }
 
-/* No host function is ever registered with the stub (there is no
- * __hipRegisterFatBinary), so every host pointer is unknown, as an
- * unregistered one is to hipamd. */
-hipError_t hipLaunchKernel(const void *function_address, dim3 numBlocks, dim3 dimBlocks,
-                           void **args, size_t sharedMemBytes, hipStream_t stream) {
-    (void)function_address;
-    (void)numBlocks;
-    (void)dimBlocks;
-    (void)args;
-    (void)sharedMemBytes;
-    HIP_INIT_API();
+/* hipLaunchKernel (hipamd hip_module.cpp): the stream's device, the kernel
+ * registered for the host stub on it (PlatformState::getStatFunc), then
+ * ihipModuleLaunchKernel with grid = blocks * block size. */
+hipError_t hip_launch_by_host(const void *host, dim3 grid, dim3 block, void **args, void **extra,
+                              size_t shared, hipStream_t stream) {
     hip_stream_t *s;
     HIP_RETURN_ONFAIL(hip_stream_resolve(stream, &s));
-    HIP_RETURN(hipErrorInvalidDeviceFunction);
+    hipFunction_t f;
+    HIP_RETURN_ONFAIL(hip_fatbin_function(host, s->device, &f));
+    uint64_t gx = (uint64_t)grid.x * block.x, gy = (uint64_t)grid.y * block.y,
+             gz = (uint64_t)grid.z * block.z;
+    if (gx > UINT32_MAX || gy > UINT32_MAX || gz > UINT32_MAX) return hipErrorInvalidConfiguration;
+    uint32_t global[3] = {(uint32_t)gx, (uint32_t)gy, (uint32_t)gz};
+    uint32_t local[3] = {block.x, block.y, block.z};
+    return module_launch(f, global, local, (unsigned)shared, stream, args, extra);
+}
+
+hipError_t hipLaunchKernel(const void *function_address, dim3 numBlocks, dim3 dimBlocks,
+                           void **args, size_t sharedMemBytes, hipStream_t stream) {
+    HIP_INIT_API();
+    HIP_RETURN(hip_launch_by_host(function_address, numBlocks, dimBlocks, args, NULL,
+                                  sharedMemBytes, stream));
 }

@@ -2,17 +2,17 @@
  * (hipamd hip_module.cpp, hip_platform.cpp at rocm-5.2.3).
  *
  * A host function pointer is what fat-binary registration ties to a kernel
- * (PlatformState::getStatFunc); the stub has no registration yet, so every
- * pointer is one nobody registered: the statuses below are hipamd's for that
- * (hipErrorInvalidDeviceFunction from the launch paths, hipErrorInvalidSymbol
- * where getStatFunc's own status is returned).  Kernels of modules launch
- * through hipModuleLaunchKernel (hip_launch.c). */
+ * (PlatformState::getStatFunc, hip_fatbin.c).  hipLaunchKernel and
+ * hipLaunchByPtr launch registered ones; the cooperative paths still treat
+ * every pointer as one nobody registered (hipamd's statuses for that:
+ * hipErrorInvalidSymbol where getStatFunc's own status is returned).
+ * Kernels of modules launch through hipModuleLaunchKernel (hip_launch.c). */
 #include <string.h>
 
+#include "hip_fatbin.h"
 #include "hip_internal.h"
 #include "stub_codeobject.h"
 
-#define UNREGISTERED_LAUNCH hipErrorInvalidDeviceFunction
 #define UNREGISTERED_LOOKUP hipErrorInvalidSymbol
 
 /* the per-thread stack of hipConfigureCall configurations, each with the
@@ -59,15 +59,46 @@ hipError_t hipSetupArgument(const void *arg, size_t size, size_t offset) {
     HIP_RETURN(hipSuccess);
 }
 
+/* hipLaunchByPtr: the top configuration's arguments as the kernarg buffer */
 hipError_t hipLaunchByPtr(const void *func) {
-    (void)func;
+    HIP_INIT_API();
+    if (exec_depth == 0) HIP_RETURN(hipErrorInvalidConfiguration);
+    exec_config_t c = exec_stack[--exec_depth];
+    size_t size = c.nargs;
+    void *extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, c.args, HIP_LAUNCH_PARAM_BUFFER_SIZE, &size,
+                     HIP_LAUNCH_PARAM_END};
+    hipError_t status = hip_launch_by_host(func, c.grid, c.block, NULL, c.args ? extra : NULL,
+                                           c.shared, c.stream);
+    free(c.args);
+    HIP_RETURN(status);
+}
+
+/* <<<>>>: hipcc's code pushes the configuration, then its host stub pops it
+ * and calls hipLaunchKernel (PlatformState's execStack_, shared with
+ * hipConfigureCall).  hipamd pops an empty deque (undefined); the stub
+ * refuses with hipErrorInvalidConfiguration. */
+hipError_t __hipPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
+                                      hipStream_t stream) {
+    return hipConfigureCall(gridDim, blockDim, sharedMem, stream);
+}
+
+hipError_t __hipPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sharedMem,
+                                     hipStream_t *stream) {
     HIP_INIT_API();
     if (exec_depth == 0) HIP_RETURN(hipErrorInvalidConfiguration);
     exec_config_t c = exec_stack[--exec_depth];
     free(c.args);
-    hip_stream_t *s;
-    HIP_RETURN_ONFAIL(hip_stream_resolve(c.stream, &s));
-    HIP_RETURN(UNREGISTERED_LAUNCH);
+    if (gridDim) *gridDim = c.grid;
+    if (blockDim) *blockDim = c.block;
+    if (sharedMem) *sharedMem = c.shared;
+    if (stream) *stream = c.stream;
+    HIP_RETURN(hipSuccess);
+}
+
+/* hipamd 5.2 (hip_code_object.cpp): no precompiled header in this build */
+void __hipGetPCH(const char **pch, unsigned int *size) {
+    if (pch) *pch = NULL;
+    if (size) *size = 0;
 }
 
 hipError_t hipLaunchKernel_spt(const void *function_address, dim3 numBlocks, dim3 dimBlocks,
@@ -172,11 +203,11 @@ const char *hipKernelNameRef(const hipFunction_t f) {
 }
 
 /* NULL for a null pointer or an invalid stream, as hipamd; otherwise the
- * registered function's name, which no pointer has on the stub yet */
+ * registered function's name */
 const char *hipKernelNameRefByPtr(const void *hostFunction, hipStream_t stream) {
-    (void)stream;
-    (void)hostFunction;
-    return NULL;
+    hip_stream_t *s;
+    if (!hostFunction || hip_stream_resolve(stream, &s) != hipSuccess) return NULL;
+    return hip_fatbin_function_name(hostFunction);
 }
 
 /* hipamd: assert(0 && "Unimplemented"), then hipErrorNotSupported */

@@ -74,9 +74,8 @@ static hipError_t load_globals(struct ihipModule_t *m) {
     return hipSuccess;
 }
 
-static hipError_t load(hipModule_t *module, const void *data, size_t size) {
+static hipError_t load_on(hipModule_t *module, const void *data, size_t size, hip_dev_t *dev) {
     if (!module) return hipErrorInvalidValue;
-    hip_dev_t *dev = hip_current_dev();
     stub_codeobject_t *co = NULL;
     hipError_t status = map_status(stub_codeobject_parse(data, size, dev->info->arch, &co));
     if (status == hipSuccess && !stub_target_matches(co->target, dev->info->arch))
@@ -103,6 +102,10 @@ static hipError_t load(hipModule_t *module, const void *data, size_t size) {
     }
     *module = m;
     return hipSuccess;
+}
+
+static hipError_t load(hipModule_t *module, const void *data, size_t size) {
+    return load_on(module, data, size, hip_current_dev());
 }
 
 /* The size of an in-memory image: an offload bundle's last entry, or an
@@ -181,6 +184,38 @@ static hipError_t load_data(hipModule_t *module, const void *image) {
     size_t size = image_size(image);
     if (!size) return hipErrorInvalidKernelFile;
     return load(module, image, size);
+}
+
+/* For fat-binary registration (hip_fatbin.c): no API status recorded. */
+hipError_t hip_module_load_image(hipModule_t *module, const void *image, int device) {
+    if (!module || !image) return hipErrorInvalidValue;
+    size_t size = image_size(image);
+    hip_dev_t *dev = hip_dev(device);
+    if (!dev) return hipErrorInvalidDevice;
+    return size ? load_on(module, image, size, dev) : hipErrorInvalidKernelFile;
+}
+
+void hip_module_unload_image(hipModule_t module) {
+    if (module && hip_registry_remove(&modules, module)) module_free(module);
+}
+
+hipError_t hip_module_function(hipModule_t module, const char *name, hipFunction_t *out) {
+    for (uint32_t i = 0; i < module->co->num_kernels; i++)
+        if (strcmp(module->co->kernels[i].name, name) == 0) {
+            *out = &module->funcs[i];
+            return hipSuccess;
+        }
+    return hipErrorNotFound;
+}
+
+hipError_t hip_module_global(hipModule_t module, const char *name, void **ptr, size_t *size) {
+    for (uint32_t i = 0; i < module->co->num_variables; i++)
+        if (strcmp(module->co->variables[i].name, name) == 0) {
+            *ptr = module->globals[i];
+            *size = module->co->variables[i].size;
+            return hipSuccess;
+        }
+    return hipErrorNotFound;
 }
 
 hipError_t hipModuleLoadData(hipModule_t *module, const void *image) {

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hip_fatbin.h"     /* hip_launch_take_failure */
 #include "hip_internal.h"
 
 static hip_registry_t streams = HIP_REGISTRY_INIT;
@@ -404,7 +405,7 @@ hipError_t hipStreamSynchronize(hipStream_t stream) {
     HIP_RETURN_ONFAIL(capture_rule_for_wait(stream, s));
     hip_stream_sync(s);
     hip_mempool_release_freed(s->device);
-    HIP_RETURN(hipSuccess);
+    HIP_RETURN(hip_launch_take_failure(s->device, true));
 }
 
 hipError_t hipStreamQuery(hipStream_t stream) {
@@ -412,7 +413,7 @@ hipError_t hipStreamQuery(hipStream_t stream) {
     hip_stream_t *s;
     HIP_RETURN_ONFAIL(hip_stream_resolve(stream, &s));
     HIP_RETURN_ONFAIL(capture_rule_for_wait(stream, s));
-    HIP_RETURN(hip_stream_idle(s) ? hipSuccess : hipErrorNotReady);
+    HIP_RETURN(hip_stream_idle(s) ? hip_launch_take_failure(s->device, false) : hipErrorNotReady);
 }
 
 /* the _spt entry points: a NULL stream means the per-thread default stream */

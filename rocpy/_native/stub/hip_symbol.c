@@ -4,14 +4,15 @@
  *
  * A symbol is the address of a host variable that fat-binary registration
  * tied to a device copy (__hipRegisterVar); an address nobody registered is
- * hipErrorInvalidSymbol.  The stub has no fat-binary registration yet: its
- * table is filled through rocpy_stub_register_symbol (a module global's
- * device memory under a host key, as the registration would).  Variables of
+ * hipErrorInvalidSymbol.  Looked up first in the table filled through
+ * rocpy_stub_register_symbol (a module global's device memory under a host
+ * key), then in what fat-binary registration registered (hip_fatbin.c).  Variables of
  * modules loaded with hipModuleLoad are found by name with
  * hipModuleGetGlobal, never here (as in hipamd). */
 #include <string.h>
 
 #include "hip_internal.h"
+#include "hip_fatbin.h"
 #include "hip_symbol.h"
 
 typedef struct symbol {
@@ -67,6 +68,9 @@ static hipError_t lookup(const void *symbol, void **dev, size_t *size) {
         }
     }
     pthread_mutex_unlock(&lock);
+    /* then what hipcc's constructor registered (hip_fatbin.c), on the
+     * calling thread's device as StatCO::getStatGlobalVar(ihipGetDevice()) */
+    if (status != hipSuccess) status = hip_fatbin_variable(symbol, hip_current_dev()->id, dev, size);
     return status;
 }
 

@@ -6,20 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One kernel dispatch, as its emulation sees it. */
-typedef struct rocpy_stub_dispatch {
-    const char *name;          /* kernel symbol name, without ".kd" */
-    void *kernarg;             /* packed arguments (kernarg segment) */
-    size_t kernarg_size;
-    uint32_t grid[3];          /* total work-items per dimension */
-    uint32_t block[3];         /* work-group size per dimension */
-    uint32_t group_segment_size;   /* static + dynamic LDS bytes */
-    int device;
-} rocpy_stub_dispatch_t;
-
-/* An emulation: run the whole dispatch; return 0 on success, non-zero for a
- * fault (reported as a kernel failure by the runtime that launched it). */
-typedef int (*rocpy_stub_kernel_fn)(const rocpy_stub_dispatch_t *dispatch, void *user);
+/* The dispatch and the emulation type: the installed C header's (one definition) */
+#define ROCPY_STUB_INTERNAL
+#include "../../include/rocpy_stub.h"
 
 typedef enum rocpy_stub_fault {
     ROCPY_STUB_FAULT_ALLOC = 0,        /* the next allocation fails: out of memory */
@@ -28,8 +17,13 @@ typedef enum rocpy_stub_fault {
     ROCPY_STUB_FAULT_COUNT = 3
 } rocpy_stub_fault_t;
 
-/* Register (fn != NULL) or remove (fn == NULL) an emulation; returns 0. */
+/* Register (fn != NULL) or remove (fn == NULL) an emulation; returns 0
+ * (-1 for a name in the built-ins' namespace "rocpy.builtin."). */
 int rocpy_stub_register_kernel(const char *name, rocpy_stub_kernel_fn fn, void *user);
+/* Let (on != 0) or stop the built-in emulation `name` (empty, vadd, fill)
+ * run kernels of that name that have no emulation of their own; -1 for a
+ * name with no built-in.  Also $ROCPY_STUB_BUILTINS=empty,vadd,... */
+int rocpy_stub_use_builtin(const char *name, int on);
 /* Arm a fault: it fires at the (skip+1)-th matching call, `count` times. */
 void rocpy_stub_inject(rocpy_stub_fault_t kind, int skip, int count);
 /* Disarm every fault. */
@@ -48,5 +42,8 @@ int rocpy_stub_aql_overlap(int enable);
  * interrupt wait turns the last partial millisecond of a finite timeout into
  * a busy loop; HSA_WAIT_STATE_ACTIVE spins throughout); cumulative. */
 uint64_t rocpy_stub_hsa_busy_wait_ns(void);
+/* Forget the HIP launches that failed and were not yet reported by a
+ * synchronization (Python reports its emulations' exceptions itself). */
+void rocpy_stub_clear_launch_failures(void);
 
 #endif

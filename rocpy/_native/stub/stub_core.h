@@ -134,6 +134,9 @@ bool stub_worker_is_current(stub_worker_t *w);
 /* rocpy_stub_dispatch_t and rocpy_stub_kernel_fn live in stub_control.h. */
 /* Look up the emulation of a kernel by its name (without the ".kd" suffix). */
 bool stub_kernel_lookup(const char *name, rocpy_stub_kernel_fn *fn, void **user);
+/* The CPU builds' hook into the lookup (stub_kernel.c's order, step 2): NULL,
+ * or a function returning true with the dispatch's runner for `name`. */
+extern bool (*stub_kernel_cpu_hook)(const char *name, rocpy_stub_kernel_fn *fn, void **user);
 /* Run the emulation of d->name; returns 0, or -1 if none is registered, or
  * the emulation's non-zero status.  For STUB_KERNEL_MEMORY_FAULT,
  * *fault_address is the first address out of reach the emulation met

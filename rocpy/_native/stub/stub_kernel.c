@@ -1,11 +1,23 @@
-/* The kernel emulation registry: kernel name -> function that performs the
- * whole dispatch on the host.  Python registers through
- * rocpy_stub_register_kernel; built-in C emulations are added at start. */
+/* The kernel emulation registry.  A dispatch of kernel N runs, in this order:
+ *   1. the emulation a user registered for N (rocpy_stub_register_kernel:
+ *      Python's rocpy.stub.register_kernel, C's rocpy_stub.h);
+ *   2. a CPU build of N, through stub_kernel_cpu_hook (NULL until the CPU
+ *      kernel runtime sets it: issue 26);
+ *   3. a built-in emulation (stub_builtin_kernels.c), kept under its own
+ *      namespaced name "rocpy.builtin.N" and taken only for names enabled
+ *      with rocpy_stub_use_builtin / $ROCPY_STUB_BUILTINS (rocpy's own
+ *      tests and benchmarks), so it never runs in place of a user's kernel
+ *      that merely has the same name;
+ *   4. nothing: the launch fails, and stderr says once per name which
+ *      kernel and how to give it a way to run. */
 #define _GNU_SOURCE  /* strdup, posix_memalign, strnlen under -std=c11 */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stub_core.h"
+
+#define BUILTIN_PREFIX "rocpy.builtin."
 
 typedef struct entry {
     char *name;
@@ -15,20 +27,25 @@ typedef struct entry {
 } entry_t;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static entry_t *entries;
+static entry_t *entries;         /* users' and built-ins' (namespaced) emulations */
+static entry_t *enabled;         /* names whose built-in may run (fn unused) */
+static entry_t *reported;        /* names already reported as having no way to run */
 static pthread_once_t builtins_once = PTHREAD_ONCE_INIT;
 
-static entry_t **find(const char *name) {
-    entry_t **e = &entries;
+/* issue 26's CPU builds: set once by the CPU kernel runtime; returns true
+ * and the function that runs the dispatch when it has a build of `name` */
+bool (*stub_kernel_cpu_hook)(const char *name, rocpy_stub_kernel_fn *fn, void **user);
+
+static entry_t **find_in(entry_t **list, const char *name) {
+    entry_t **e = list;
     while (*e && strcmp((*e)->name, name) != 0) e = &(*e)->next;
     return e;
 }
 
-static int set(const char *name, rocpy_stub_kernel_fn fn, void *user) {
+static int set_in(entry_t **list, const char *name, rocpy_stub_kernel_fn fn, void *user, bool remove) {
     if (!name || !*name) return -1;
-    pthread_mutex_lock(&lock);
-    entry_t **slot = find(name);
-    if (!fn) {
+    entry_t **slot = find_in(list, name);
+    if (remove) {
         if (*slot) {
             entry_t *dead = *slot;
             *slot = dead->next;
@@ -42,31 +59,79 @@ static int set(const char *name, rocpy_stub_kernel_fn fn, void *user) {
         entry_t *e = calloc(1, sizeof *e);
         if (!e || !(e->name = strdup(name))) {
             free(e);
-            pthread_mutex_unlock(&lock);
             return -1;
         }
         e->fn = fn;
         e->user = user;
         *slot = e;
     }
-    pthread_mutex_unlock(&lock);
     return 0;
 }
 
+static int set(const char *name, rocpy_stub_kernel_fn fn, void *user) {
+    pthread_mutex_lock(&lock);
+    int rc = set_in(&entries, name, fn, user, fn == NULL);
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+static int enable(const char *name, bool on) {
+    pthread_mutex_lock(&lock);
+    int rc = set_in(&enabled, name, NULL, NULL, !on);
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+/* $ROCPY_STUB_BUILTINS: comma-separated names, or "all" */
+static void init_builtins(void) {
+    stub_register_builtin_kernels();
+    const char *env = getenv("ROCPY_STUB_BUILTINS");
+    char buf[512];
+    if (!env || !*env || strlen(env) >= sizeof buf) return;
+    strcpy(buf, env);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+        enable(tok, true);
+}
+
 int rocpy_stub_register_kernel(const char *name, rocpy_stub_kernel_fn fn, void *user) {
-    pthread_once(&builtins_once, stub_register_builtin_kernels);
+    pthread_once(&builtins_once, init_builtins);
+    if (name && strncmp(name, BUILTIN_PREFIX, strlen(BUILTIN_PREFIX)) == 0) return -1;
     return set(name, fn, user);
+}
+
+int rocpy_stub_use_builtin(const char *name, int on) {
+    pthread_once(&builtins_once, init_builtins);
+    char key[256];
+    if (!name || snprintf(key, sizeof key, BUILTIN_PREFIX "%s", name) >= (int)sizeof key) return -1;
+    pthread_mutex_lock(&lock);
+    bool known = *find_in(&entries, key) != NULL;
+    pthread_mutex_unlock(&lock);
+    return known ? enable(name, on != 0) : -1;
 }
 
 /* for the built-ins themselves, which run inside pthread_once */
 int stub_kernel_register_builtin(const char *name, rocpy_stub_kernel_fn fn) {
-    return set(name, fn, NULL);
+    char key[256];
+    snprintf(key, sizeof key, BUILTIN_PREFIX "%s", name);
+    return set(key, fn, NULL);
+}
+
+static void report_missing(const char *name) {
+    pthread_mutex_lock(&lock);
+    bool first = !*find_in(&reported, name) && set_in(&reported, name, NULL, NULL, false) == 0;
+    pthread_mutex_unlock(&lock);
+    if (first)
+        fprintf(stderr,
+                "rocpy stub: kernel '%s' has no way to run on the stub (it runs no GPU code): "
+                "register an emulation for it (Python: rocpy.stub.register_kernel('%s', fn); "
+                "C: rocpy_stub_register_emulation from rocpy_stub.h), or give it a CPU build; "
+                "see docs/testing.md\n", name, name);
 }
 
 bool stub_kernel_lookup(const char *name, rocpy_stub_kernel_fn *fn, void **user) {
-    pthread_once(&builtins_once, stub_register_builtin_kernels);
+    pthread_once(&builtins_once, init_builtins);
     size_t len = strlen(name);
-    char base[256];
+    char base[256], key[256 + sizeof BUILTIN_PREFIX];
     /* accept the descriptor symbol "k.kd" for kernel "k" */
     if (len > 3 && len < sizeof base && strcmp(name + len - 3, ".kd") == 0) {
         memcpy(base, name, len - 3);
@@ -74,13 +139,22 @@ bool stub_kernel_lookup(const char *name, rocpy_stub_kernel_fn *fn, void **user)
         name = base;
     }
     pthread_mutex_lock(&lock);
-    entry_t *e = *find(name);
-    if (e) {
-        *fn = e->fn;
-        *user = e->user;
-    }
+    entry_t *e = *find_in(&entries, name);                    /* 1. the user's */
     pthread_mutex_unlock(&lock);
-    return e != NULL;
+    if (!e && stub_kernel_cpu_hook && stub_kernel_cpu_hook(name, fn, user)) return true;  /* 2. */
+    if (!e) {                                                 /* 3. an enabled built-in */
+        snprintf(key, sizeof key, BUILTIN_PREFIX "%s", name);
+        pthread_mutex_lock(&lock);
+        if (*find_in(&enabled, name)) e = *find_in(&entries, key);
+        pthread_mutex_unlock(&lock);
+    }
+    if (!e) {                                                 /* 4. none */
+        report_missing(name);
+        return false;
+    }
+    *fn = e->fn;
+    *user = e->user;
+    return true;
 }
 
 /* Where the running emulation first met memory out of reach: one slot per
