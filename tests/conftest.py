@@ -31,7 +31,7 @@ def _plugin_from_entry_point() -> bool:
 
 
 # a source checkout has no entry point: load the plugin from here
-pytest_plugins = [] if _plugin_from_entry_point() else ["rocpy.testing.plugin"]
+pytest_plugins = ["pytester"] + ([] if _plugin_from_entry_point() else ["rocpy.testing.plugin"])
 
 
 @pytest.fixture(scope="session")
