@@ -109,7 +109,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--compare", action="store_true",
                         help="also time raw cffi calls, the C references where built and the "
                              "peer libraries installed (hip-python; cuda.core, CuPy); print ratios")
-    parser.add_argument("--json", metavar="FILE", help="write the results as JSON")
+    parser.add_argument("--json", metavar="FILE", help="write the results as JSON (``-``: to "
+                        "stdout, the tables then go to stderr)")
     parser.add_argument("--plot", metavar="FILE.png",
                         help="plot bandwidth against size and latency box plots (matplotlib)")
     parser.add_argument("--size-max", metavar="SIZE", type=parse_size,
@@ -161,70 +162,6 @@ def make_plan(args: argparse.Namespace, simulation: bool) -> Any:
                 families=args.only or FAMILIES)
 
 
-# ---- progress --------------------------------------------------------------------------------
-
-
-class _Progress:
-    """A bar over the cases (rich, else tqdm, else nothing), advanced by repetitions."""
-
-    def __init__(self, total: int, enabled: bool) -> None:
-        self.kind = None
-        self.done = 0
-        if not enabled or total == 0:
-            return
-        try:
-            from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeElapsedColumn,
-            )
-            self.bar = Progress(TextColumn("{task.description:<36}"), BarColumn(),
-                                MofNCompleteColumn(), TimeElapsedColumn(),
-                                console=Console(file=sys.stderr), transient=True)
-            self.bar.start()
-            self.task = self.bar.add_task("rocpy bench", total=total)
-            self.kind = "rich"
-            return
-        except ImportError:
-            pass
-        try:
-            from tqdm import tqdm
-            self.bar = tqdm(total=total, file=sys.stderr, unit="case", leave=False,
-                            bar_format="{desc:<36} {bar} {n:.0f}/{total} [{elapsed}]")
-            self.kind = "tqdm"
-        except ImportError:
-            pass
-
-    def case(self, name: str) -> None:
-        if self.kind == "rich":
-            self.bar.update(self.task, description=name[:36], completed=self.done)
-        elif self.kind == "tqdm":
-            self.bar.set_description_str(name[:36])
-
-    def hook(self, p: Any, total: int) -> None:
-        if self.kind == "rich":
-            self.bar.update(self.task, completed=self.done + p.done / total)
-        elif self.kind == "tqdm":
-            self.bar.n = self.done + p.done / total
-            self.bar.refresh()
-
-    def finish_case(self) -> None:
-        self.done += 1
-        if self.kind == "rich":
-            self.bar.update(self.task, completed=self.done)
-        elif self.kind == "tqdm":
-            self.bar.n = self.done
-            self.bar.refresh()
-
-    def close(self) -> None:
-        if self.kind is not None:
-            (self.bar.stop if self.kind == "rich" else self.bar.close)()
-            self.kind = None
-
-
 # ---- run ---------------------------------------------------------------------------------
 
 
@@ -244,7 +181,8 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
             import matplotlib  # noqa: F401  (is it installed?)
         except ImportError:
             usage("--plot needs matplotlib (pip install matplotlib)")
-    for what, path in (("--json", args.json), ("--plot", args.plot)):
+    to_stdout = args.json == "-"
+    for what, path in (("--json", None if to_stdout else args.json), ("--plot", args.plot)):
         folder = os.path.dirname(os.path.abspath(path)) if path else None
         if folder and os.path.exists(folder) and not os.access(folder, os.W_OK):
             usage(f"{what} {path}: cannot write to {folder}")
@@ -258,7 +196,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     from ..bench import cases as bench_cases
     from ..bench.compare import c_references
     plan = make_plan(args, info.is_stub)
-    p = Printer(out, plain=args.plain)
+    p = Printer(sys.stderr if to_stdout else out, plain=args.plain)
     started = time.perf_counter()
     load_before = _load()
     try:
@@ -273,9 +211,9 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     references: list[dict[str, Any]] = []
     try:
         benches = bench_cases.build(env)
-        enabled = not args.no_progress and bool(getattr(sys.stderr, "isatty", None)
-                                                and sys.stderr.isatty())
-        progress = _Progress(len(benches), enabled)
+        from ..bench.progress import ProgressDisplay
+        progress = ProgressDisplay(len(benches), bar=not args.no_progress and _isatty(sys.stderr),
+                                   lines=not args.no_progress and not _isatty(sys.stdout))
         for b in benches:
             progress.case(b.case.name)
             m = bench_cases.measure(b, env, progress.hook)
@@ -308,7 +246,11 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     data["meta"]["load_average"] = {"before": load_before, "after": _load()}
     report(data, p)
     status = 130 if interrupted else (0 if data["cases"] else 1)
-    if args.json:
+    if to_stdout:
+        import json
+        json.dump(data, out, indent=1)
+        out.write("\n")
+    elif args.json:
         save_json(data, args.json)
         p.line(f"JSON written to {args.json}")
     if args.plot and data["cases"]:
@@ -316,6 +258,10 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
         plot(data, args.plot)
         p.line(f"plot written to {args.plot}")
     return status
+
+
+def _isatty(stream: Any) -> bool:
+    return bool(getattr(stream, "isatty", None) and stream.isatty())
 
 
 def _load() -> list[float] | None:

@@ -234,6 +234,16 @@ def _backend_lines(data: dict[str, Any], p: Printer) -> None:
            f"{h.get('platform')}, {h.get('python')}")
 
 
+def _block(p: Printer, title: str, rows: Sequence[tuple[str, str]]) -> None:
+    """One device or agent as rocminfo lays it out: a title, then one ``key  value`` line
+    per property (vertical, so any number of GPUs fits and scripts can parse it)."""
+    width = max(len(label) for label, _ in rows)
+    p.line(f"  {title}")
+    for label, value in rows:
+        p.line(f"    {label:<{width}}  {value}")
+    p.line()
+
+
 def render(data: dict[str, Any], p: Printer) -> None:
     """Print `rocpy.info.collect`'s data."""
     if not data["backend"].get("name"):
@@ -249,10 +259,9 @@ def render(data: dict[str, Any], p: Printer) -> None:
     hip = data.get("hip") or {}
     devices = hip.get("devices") or []
     p.heading(f"HIP devices: {hip.get('device_count', 0)}{sim}")
-    if devices:
-        header = ["property"] + [f"Device {d['index']}" for d in devices]
-        rows = [[label] + [_cell(d, key, fmt) for d in devices] for label, key, fmt in _DEVICE_ROWS]
-        p.table(header, rows, left=len(header))
+    for d in devices:
+        _block(p, f"Device {d['index']}",
+               [(label, _cell(d, key, fmt)) for label, key, fmt in _DEVICE_ROWS])
     peer = hip.get("peer_access") or []
     if len(peer) > 1:
         header = ["can access"] + [f"Device {j}" for j in range(len(peer))]
@@ -278,17 +287,12 @@ def render(data: dict[str, Any], p: Printer) -> None:
         agents = hsa.get("agents") or []
         if agents:
             p.heading(f"HSA agents: {len(agents)}{sim}")
-            header = ["property"] + [f"Agent {a['index']}" for a in agents]
-            rows = []
-            for label, key, fmt in _AGENT_ROWS:
-                if key == "queue_min_size":
-                    rows.append([label] + [
-                        f"{a.get('queue_min_size')} .. {a.get('queue_max_size')} packets"
-                        if a.get("queue_max_size") else "-" for a in agents])
-                else:
-                    rows.append([label] + [_cell(a, key, fmt) for a in agents])
-            p.table(header, rows, left=len(header))
             for a in agents:
+                queue = (f"{a.get('queue_min_size')} .. {a.get('queue_max_size')} packets"
+                         if a.get("queue_max_size") else "-")
+                _block(p, f"Agent {a['index']}",
+                       [(label, queue if key == "queue_min_size" else _cell(a, key, fmt))
+                        for label, key, fmt in _AGENT_ROWS])
                 pools = a.get("pools") or []
                 if not pools:
                     continue

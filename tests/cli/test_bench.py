@@ -11,6 +11,7 @@ import pytest
 
 from rocpy._cli import bench as bench_cli
 from rocpy.bench import compare
+from rocpy.bench.progress import ProgressDisplay
 from rocpy.bench.cases import FAMILIES
 
 from .conftest import BACKEND, needs_compiler
@@ -386,20 +387,20 @@ def test_progress_degrades_to_nothing(monkeypatch):
             return real(name, *args, **kwargs)
         return imp
     monkeypatch.setattr(builtins, "__import__", without("rich", "tqdm"))
-    bar = bench_cli._Progress(3, enabled=True)
+    bar = ProgressDisplay(3, bar=True)
     assert bar.kind is None
     bar.case("x")
     bar.hook(Progress("x", 0, 1, 1, 4), 4)      # no-ops, no errors
     bar.finish_case()
     bar.close()
     monkeypatch.setattr(builtins, "__import__", real)
-    assert bench_cli._Progress(3, enabled=False).kind is None
+    assert ProgressDisplay(3, bar=False).kind is None
 
 
 def test_progress_bar_follows_the_harness_hook(monkeypatch, capsys):
     pytest.importorskip("rich")
     from rocpy.bench.harness import Progress
-    bar = bench_cli._Progress(2, enabled=True)
+    bar = ProgressDisplay(2, bar=True)
     assert bar.kind == "rich"
     bar.case("first")
     bar.hook(Progress("first", 0, 1, 2, 4), 4)
