@@ -433,3 +433,23 @@ def test_amd_without_hipcc_falls_back_to_hiprtc(tmp_path, monkeypatch):
         assert env.kernel_file() == path             # cached: not compiled again
     finally:
         env.close()
+
+
+def test_latency_box_plot_has_a_legend_of_its_colours():
+    pytest.importorskip("matplotlib", reason="the plot needs matplotlib")
+    from matplotlib.figure import Figure
+
+    from rocpy.bench.plot import VARIANT_COLOR, _latency
+    cases = [{"name": "launch", "kind": "latency", "ops": 1,
+              "variants": {"raw": {"samples_ns": [1000, 1200]},
+                           "rocpy": {"samples_ns": [1500, 1600]}}},
+             {"name": "sync", "kind": "latency", "ops": 1,
+              "variants": {"rocpy": {"samples_ns": [900, 950]}}}]
+    ax = Figure().subplots()
+    assert _latency(ax, cases)
+    legend = ax.get_legend()
+    assert legend is not None and legend.get_title().get_text() == "variant"
+    assert [t.get_text() for t in legend.get_texts()] == ["raw", "rocpy"]
+    from matplotlib.colors import to_rgba
+    assert [tuple(h.get_facecolor()) for h in legend.legend_handles] == [
+        to_rgba(VARIANT_COLOR.get(n, "#eeeeee")) for n in ("raw", "rocpy")]
