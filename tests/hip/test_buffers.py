@@ -175,6 +175,7 @@ def test_close_accepts_stream_protocol(dev):
             def __hip_stream__(self):
                 return s.__hip_stream__()
         buf.close(stream=P())
+        assert buf.closed                   # closed at once; the memory goes when the stream passes
         s.synchronize()
 
 

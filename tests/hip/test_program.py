@@ -68,9 +68,12 @@ def test_compiled_kernel_runs_with_an_emulation(dev, compiler):
 
 
 def test_headers(dev, compiler):
-    prog = hip.Program('#include "factor.h"\n' + SCALE.replace("*= a", "*= a * FACTOR"),
-                       headers={"factor.h": "#define FACTOR 2.0f\n"})
-    prog.compile(dev).close()
+    source = '#include "factor.h"\n' + SCALE.replace("*= a", "*= a * FACTOR")
+    mod = hip.Program(source, headers={"factor.h": "#define FACTOR 2.0f\n"}).compile(dev)
+    assert "scale" in mod.names
+    mod.close()
+    with pytest.raises(rocpy.HiprtcError, match="factor.h"):     # the header is what made it build
+        hip.Program(source).compile(dev)
 
 
 def test_compile_error_carries_the_log(dev, compiler):
