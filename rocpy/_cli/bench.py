@@ -36,8 +36,6 @@ examples:
   rocpy bench --only copy --size-max 1G    copies only, up to 1 GiB
 """
 
-FAMILY_NAMES = {"copy": "copy", "dispatch": "dispatch", "hsa": "hsa_dispatch",
-                "hsa_dispatch": "hsa_dispatch", "overhead": "overhead"}
 FAMILY_TITLES = {"copy": "copy", "dispatch": "HIP", "hsa_dispatch": "HSA", "overhead": "overhead"}
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b)?\s*$", re.IGNORECASE)
@@ -80,19 +78,20 @@ def _non_negative(text: str) -> int:
 
 
 def _families(text: str) -> tuple[str, ...]:
+    from ..bench.cases import ALIASES, FAMILIES     # the one table of names and aliases
+    names = {**{f: f for f in FAMILIES}, **ALIASES}
     out = []
     for part in text.split(","):
         name = part.strip().lower()
         if not name:
             continue
-        if name not in FAMILY_NAMES:
+        if name not in names:
             raise argparse.ArgumentTypeError(
                 f"unknown family {name!r}; choose from copy, dispatch, hsa, overhead")
-        if FAMILY_NAMES[name] not in out:
-            out.append(FAMILY_NAMES[name])
+        if names[name] not in out:
+            out.append(names[name])
     if not out:
         raise argparse.ArgumentTypeError("no family named")
-    from ..bench.cases import FAMILIES
     return tuple(f for f in FAMILIES if f in out)
 
 

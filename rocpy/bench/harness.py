@@ -71,13 +71,11 @@ class Progress:
 
 
 def percentile(ordered: Sequence[float], q: float) -> float:
-    """The `q`-th percentile (0..100) of sorted values, interpolating linearly (numpy's default)."""
+    """The `q`-th percentile (0..100) of the values, interpolating linearly (`numpy.percentile`)."""
     if not ordered:
         raise ValueError("no values")
-    pos = (len(ordered) - 1) * q / 100.0
-    lo = int(pos)
-    hi = min(lo + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+    import numpy as np
+    return float(np.percentile(ordered, q))
 
 
 @dataclass(frozen=True)
