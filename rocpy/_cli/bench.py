@@ -22,7 +22,7 @@ import time
 from typing import Any, TextIO
 
 from ..bench.report import report, results_json, save_json
-from .info import Printer
+from .._text import Printer
 
 NAME = "bench"
 HELP = "time copies, kernel dispatch and per-call overhead on this machine's backend"

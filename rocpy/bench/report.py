@@ -10,7 +10,7 @@ import platform
 from collections.abc import Sequence
 from typing import Any
 
-from .._cli.info import Printer, fmt_bytes
+from .._text import Printer, fmt_bytes
 
 FAMILY_TITLES = {"copy": "copy", "dispatch": "HIP", "hsa_dispatch": "HSA", "overhead": "overhead"}
 
