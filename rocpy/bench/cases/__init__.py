@@ -290,7 +290,7 @@ class Gate:
     """Holds a stream on the stub so that timed calls only enqueue.
 
     Without it each call also pays for waking the stub's worker thread, which
-    is the stub's cost, not the binding's (see benchmarks/bench_hip_overhead.py).
+    is the stub's cost, not the binding's.
     A no-op on real backends, and where no kernel could be compiled.
     """
 
