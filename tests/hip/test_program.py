@@ -93,3 +93,15 @@ def test_no_compiler_is_not_supported(dev, monkeypatch):
     monkeypatch.setattr(program_module, "_find_hipcc", lambda: None)
     with pytest.raises(rocpy.NotSupportedError, match="hipcc"):
         hip.Program(SCALE).compile(dev)
+
+
+@pytest.mark.stub_only
+def test_a_hung_hipcc_is_abandoned(dev, tmp_path, monkeypatch):
+    hung = tmp_path / "hipcc"
+    hung.write_text("#!/bin/sh\nexec sleep 60\n")
+    hung.chmod(0o755)
+    monkeypatch.setenv("HIPCC", str(hung))
+    monkeypatch.setattr(program_module, "COMPILE_TIMEOUT_S", 1)
+    with pytest.raises(rocpy.HiprtcError, match="hipcc did not finish in 1 s") as info:
+        hip.Program(SCALE).compile(dev)
+    assert info.value.name == "HIPRTC_ERROR_COMPILATION"
