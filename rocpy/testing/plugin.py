@@ -6,7 +6,8 @@ leak check to every test, ``rocpy_leak_timeout`` (seconds, default 10).
 
 Markers: ``gpu`` (needs a real GPU: skipped on the stub, saying why),
 ``stub_only`` (needs the stub's controls: skipped on a real GPU),
-``backend(*names)`` (runs only on the named backends).
+``backend(*names)`` (runs only on the named backends), ``abandons_allocations``
+(the leak check leaves the stub's allocation count alone).
 
 Fixtures: ``rocpy_backend``, ``rocpy_device``, ``rocpy_stream``,
 ``rocpy_stub``, ``rocpy_leak_check``, ``rocpy_worker_gpu``.
@@ -70,6 +71,9 @@ def pytest_configure(config: pytest.Config) -> None:
                             "emulations, allocation counters); skipped on a real GPU")
     config.addinivalue_line("markers", "backend(*names): runs only on the named rocpy backends "
                             "(amd, nvidia, stub)")
+    config.addinivalue_line("markers", "abandons_allocations(reason): the test leaves native "
+                            "allocations behind on purpose (e.g. what a device reset abandons); the "
+                            "leak check still checks rocpy's objects, not the stub's count")
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
@@ -149,9 +153,12 @@ def rocpy_stub(rocpy_backend: Any) -> Iterator[Any]:
         controls.close()
 
 
-def _leak_check(config: pytest.Config) -> Iterator[None]:
+def _leak_check(request: pytest.FixtureRequest) -> Iterator[None]:
     from . import LeakCheck, LeakError
-    check = LeakCheck(timeout=float(config.getini("rocpy_leak_timeout"))).start()
+    config = request.config
+    counted = request.node.get_closest_marker("abandons_allocations") is None
+    check = LeakCheck(timeout=float(config.getini("rocpy_leak_timeout")),
+                      allocations=counted).start()
     yield
     try:
         check.finish()
@@ -160,10 +167,11 @@ def _leak_check(config: pytest.Config) -> Iterator[None]:
 
 
 @pytest.fixture
-def rocpy_leak_check(pytestconfig: pytest.Config) -> Iterator[None]:
+def rocpy_leak_check(request: pytest.FixtureRequest) -> Iterator[None]:
     """Fails the test if a rocpy object (`rocpy.debug.live_objects`) or, on the stub,
-    a native allocation outlives it (after the devices' work completed)."""
-    yield from _leak_check(pytestconfig)
+    a native allocation outlives it (after the devices' work completed; not the
+    allocations of a test marked ``abandons_allocations``)."""
+    yield from _leak_check(request)
 
 
 @pytest.fixture(autouse=True)
@@ -172,4 +180,4 @@ def _rocpy_auto_leak_check(request: pytest.FixtureRequest) -> Iterator[None]:
             "rocpy_leak_check" in request.fixturenames:
         yield
         return
-    yield from _leak_check(request.config)
+    yield from _leak_check(request)

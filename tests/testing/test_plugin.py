@@ -214,3 +214,18 @@ def test_xdist_workers_each_get_their_own_stub_device(pytester, inner, tmp_path)
     seen = {p.name: p.read_text() for p in out.iterdir()}
     assert sorted(v.split()[0] for v in seen.values()) == ["0", "1", "2"]
     assert seen["gw1"].startswith("1 worker gw1 uses GPU 1 of 3 (ROCR_VISIBLE_DEVICES=1)")
+
+
+@needs_stub
+def test_a_test_may_declare_abandoned_allocations(pytester, inner):
+    pytester.makeini("[pytest]\nrocpy_leak_timeout = 1\n")
+    pytester.makepyfile("""
+        import pytest
+        from rocpy.hip import ffi, lib
+
+        @pytest.mark.abandons_allocations("kept on purpose")
+        def test_abandons(rocpy_leak_check):
+            p = ffi.new("void **")
+            assert lib.hipMalloc(p, 256) == 0
+    """)
+    inner().assert_outcomes(passed=1)
