@@ -1,4 +1,11 @@
-"""Fixtures shared by the whole test suite."""
+"""The suite's one harness: the rocpy pytest plugin (markers ``gpu``/``stub_only``/
+``backend``, leak checks, stub controls), the project's markers (declared in
+pyproject.toml) and their skips, and the fixtures every folder shares.
+
+Folder conftests add only fixtures and, for their own items, ``pytest_runtest_setup``
+skips (a runtest hook of a folder's conftest sees that folder's items only); no
+conftest but this one decides skips by marker.
+"""
 from __future__ import annotations
 
 import os
@@ -16,6 +23,18 @@ os.environ.setdefault("ROCPY_STUB_BUILTINS", "empty,vadd,fill")
 
 from kernels.compile import compile_hip, find_hipcc  # noqa: E402
 from live import kernel_loader, spin_fill  # noqa: E402
+
+
+def _plugin_from_entry_point() -> bool:
+    """True when pytest loads rocpy.testing.plugin itself (an installed rocpy)."""
+    if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
+        return False
+    from importlib.metadata import entry_points
+    return any(ep.value == "rocpy.testing.plugin" for ep in entry_points(group="pytest11"))
+
+
+# a source checkout has no entry point: load the plugin from here
+pytest_plugins = ["pytester"] + ([] if _plugin_from_entry_point() else ["rocpy.testing.plugin"])
 
 
 @pytest.fixture(scope="session")
@@ -51,18 +70,20 @@ def spin(load, dev):
     yield from spin_fill(load, dev)
 
 
-def pytest_configure(config):
-    config.addinivalue_line("markers", "version_sensitive: the expectation differs between ROCm "
-                            "releases (tests/rocm_versions.py); CI runs these under ROCPY_STUB_ROCM=7.0 too")
-
-
-def pytest_collection_modifyitems(config, items):
-    """Tests marked ``device`` need a real GPU backend; on the stub they skip, saying why."""
+def _project_skip(item) -> str | None:
+    """Why the project's markers (pyproject.toml) skip `item` on this backend."""
     import rocpy
-    info = rocpy.backend()
-    if not info.is_stub:
-        return
-    skip = pytest.mark.skip(reason=f"needs a GPU; the backend is the stub ({info.reason})")
-    for item in items:
-        if "device" in item.keywords:
-            item.add_marker(skip)
+    backend = rocpy.backend().name
+    if item.get_closest_marker("amd_code") and backend == "nvidia":
+        return "AMD code objects; the backend is nvidia"
+    if item.get_closest_marker("graphs"):
+        from rocpy import hip
+        if not hasattr(hip.lib, "hipGraphCreate"):
+            return "this backend's HIP has no graph API"
+    return None
+
+
+def pytest_runtest_setup(item):
+    reason = _project_skip(item)
+    if reason:
+        pytest.skip(reason)

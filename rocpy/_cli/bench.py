@@ -15,16 +15,14 @@ the table, the JSON (``simulation: true``) and the plot.
 from __future__ import annotations
 
 import argparse
-import math
 import os
-import platform
 import re
 import sys
 import time
-from collections.abc import Sequence
 from typing import Any, TextIO
 
-from .info import Printer, fmt_bytes
+from ..bench.report import report, results_json, save_json
+from .._text import Printer
 
 NAME = "bench"
 HELP = "time copies, kernel dispatch and per-call overhead on this machine's backend"
@@ -36,9 +34,6 @@ examples:
   rocpy bench --only copy --size-max 1G    copies only, up to 1 GiB
 """
 
-FAMILY_NAMES = {"copy": "copy", "dispatch": "dispatch", "hsa": "hsa_dispatch",
-                "hsa_dispatch": "hsa_dispatch", "overhead": "overhead"}
-FAMILY_TITLES = {"copy": "copy", "dispatch": "HIP", "hsa_dispatch": "HSA", "overhead": "overhead"}
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b)?\s*$", re.IGNORECASE)
 
@@ -80,19 +75,20 @@ def _non_negative(text: str) -> int:
 
 
 def _families(text: str) -> tuple[str, ...]:
+    from ..bench.cases import ALIASES, FAMILIES     # the one table of names and aliases
+    names = {**{f: f for f in FAMILIES}, **ALIASES}
     out = []
     for part in text.split(","):
         name = part.strip().lower()
         if not name:
             continue
-        if name not in FAMILY_NAMES:
+        if name not in names:
             raise argparse.ArgumentTypeError(
                 f"unknown family {name!r}; choose from copy, dispatch, hsa, overhead")
-        if FAMILY_NAMES[name] not in out:
-            out.append(FAMILY_NAMES[name])
+        if names[name] not in out:
+            out.append(names[name])
     if not out:
         raise argparse.ArgumentTypeError("no family named")
-    from ..bench.cases import FAMILIES
     return tuple(f for f in FAMILIES if f in out)
 
 
@@ -109,7 +105,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--compare", action="store_true",
                         help="also time raw cffi calls, the C references where built and the "
                              "peer libraries installed (hip-python; cuda.core, CuPy); print ratios")
-    parser.add_argument("--json", metavar="FILE", help="write the results as JSON")
+    parser.add_argument("--json", metavar="FILE", help="write the results as JSON (``-``: to "
+                        "stdout, the tables then go to stderr)")
     parser.add_argument("--plot", metavar="FILE.png",
                         help="plot bandwidth against size and latency box plots (matplotlib)")
     parser.add_argument("--size-max", metavar="SIZE", type=parse_size,
@@ -161,70 +158,6 @@ def make_plan(args: argparse.Namespace, simulation: bool) -> Any:
                 families=args.only or FAMILIES)
 
 
-# ---- progress --------------------------------------------------------------------------------
-
-
-class _Progress:
-    """A bar over the cases (rich, else tqdm, else nothing), advanced by repetitions."""
-
-    def __init__(self, total: int, enabled: bool) -> None:
-        self.kind = None
-        self.done = 0
-        if not enabled or total == 0:
-            return
-        try:
-            from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeElapsedColumn,
-            )
-            self.bar = Progress(TextColumn("{task.description:<36}"), BarColumn(),
-                                MofNCompleteColumn(), TimeElapsedColumn(),
-                                console=Console(file=sys.stderr), transient=True)
-            self.bar.start()
-            self.task = self.bar.add_task("rocpy bench", total=total)
-            self.kind = "rich"
-            return
-        except ImportError:
-            pass
-        try:
-            from tqdm import tqdm
-            self.bar = tqdm(total=total, file=sys.stderr, unit="case", leave=False,
-                            bar_format="{desc:<36} {bar} {n:.0f}/{total} [{elapsed}]")
-            self.kind = "tqdm"
-        except ImportError:
-            pass
-
-    def case(self, name: str) -> None:
-        if self.kind == "rich":
-            self.bar.update(self.task, description=name[:36], completed=self.done)
-        elif self.kind == "tqdm":
-            self.bar.set_description_str(name[:36])
-
-    def hook(self, p: Any, total: int) -> None:
-        if self.kind == "rich":
-            self.bar.update(self.task, completed=self.done + p.done / total)
-        elif self.kind == "tqdm":
-            self.bar.n = self.done + p.done / total
-            self.bar.refresh()
-
-    def finish_case(self) -> None:
-        self.done += 1
-        if self.kind == "rich":
-            self.bar.update(self.task, completed=self.done)
-        elif self.kind == "tqdm":
-            self.bar.n = self.done
-            self.bar.refresh()
-
-    def close(self) -> None:
-        if self.kind is not None:
-            (self.bar.stop if self.kind == "rich" else self.bar.close)()
-            self.kind = None
-
-
 # ---- run ---------------------------------------------------------------------------------
 
 
@@ -244,7 +177,8 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
             import matplotlib  # noqa: F401  (is it installed?)
         except ImportError:
             usage("--plot needs matplotlib (pip install matplotlib)")
-    for what, path in (("--json", args.json), ("--plot", args.plot)):
+    to_stdout = args.json == "-"
+    for what, path in (("--json", None if to_stdout else args.json), ("--plot", args.plot)):
         folder = os.path.dirname(os.path.abspath(path)) if path else None
         if folder and os.path.exists(folder) and not os.access(folder, os.W_OK):
             usage(f"{what} {path}: cannot write to {folder}")
@@ -258,7 +192,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     from ..bench import cases as bench_cases
     from ..bench.compare import c_references
     plan = make_plan(args, info.is_stub)
-    p = Printer(out, plain=args.plain)
+    p = Printer(sys.stderr if to_stdout else out, plain=args.plain)
     started = time.perf_counter()
     load_before = _load()
     try:
@@ -273,9 +207,9 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     references: list[dict[str, Any]] = []
     try:
         benches = bench_cases.build(env)
-        enabled = not args.no_progress and bool(getattr(sys.stderr, "isatty", None)
-                                                and sys.stderr.isatty())
-        progress = _Progress(len(benches), enabled)
+        from ..bench.progress import ProgressDisplay
+        progress = ProgressDisplay(len(benches), bar=not args.no_progress and _isatty(sys.stderr),
+                                   lines=not args.no_progress and not _isatty(sys.stdout))
         for b in benches:
             progress.case(b.case.name)
             m = bench_cases.measure(b, env, progress.hook)
@@ -302,13 +236,17 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     if busy > max(1.0, 0.5 * cpus):
         env.note(f"the machine was busy while measuring (load average {busy:.2f} on {cpus} "
                  "CPUs): the figures are noisier than on an idle machine")
-    data = results_json(env, info, measured, plan, args, time.perf_counter() - started,
+    data = results_json(env, info, measured, plan, args.hostname, time.perf_counter() - started,
                         interrupted)
     # other work on the machine shows in the figures (on the stub above all): say how busy it was
     data["meta"]["load_average"] = {"before": load_before, "after": _load()}
     report(data, p)
     status = 130 if interrupted else (0 if data["cases"] else 1)
-    if args.json:
+    if to_stdout:
+        import json
+        json.dump(data, out, indent=1)
+        out.write("\n")
+    elif args.json:
         save_json(data, args.json)
         p.line(f"JSON written to {args.json}")
     if args.plot and data["cases"]:
@@ -316,6 +254,10 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
         plot(data, args.plot)
         p.line(f"plot written to {args.plot}")
     return status
+
+
+def _isatty(stream: Any) -> bool:
+    return bool(getattr(stream, "isatty", None) and stream.isatty())
 
 
 def _load() -> list[float] | None:
@@ -332,185 +274,3 @@ def headline(info: Any, env: Any) -> str:
         return (f"rocpy bench -- stub backend: CPU SIMULATION of {dev.name} ({dev.target_id}) on "
                 f"{_cpu_name()}, {os.cpu_count()} CPUs. Not GPU figures.")
     return f"rocpy bench -- {info.name} backend: Device {dev.index}, {dev.name} ({dev.target_id})"
-
-
-def results_json(env: Any, info: Any, measured: Sequence[Any], plan: Any,
-                 args: argparse.Namespace, elapsed: float, interrupted: bool) -> dict[str, Any]:
-    """The run as JSON: the harness's schema plus backend, device, families and notes."""
-    from ..bench.harness import Results, machine_info
-    ok = [m for m in measured if m.result is not None]
-    meta = machine_info(hostname=args.hostname, backend=False)
-    meta["backend"] = info.name
-    dev = env.device
-    config = {"repeat": plan.repeat, "warmup": plan.warmup, "budget_s": plan.budget_s,
-              "min_repeat": plan.min_repeat, "max_repeat": plan.max_repeat,
-              "quick": plan.quick, "compare": plan.compare, "families": list(plan.families),
-              "sizes": list(plan.sizes), "disable_gc": True, "clock": "perf_counter_ns"}
-    data = Results([m.result for m in ok], meta, config).to_json()
-    for entry, m in zip(data["cases"], ok):
-        entry["family"] = m.bench.family
-        entry["kind"] = m.bench.kind
-        entry["title"] = m.bench.title or m.bench.case.name
-        entry["params"] = dict(m.bench.params)
-    machine = {k: meta.get(k) for k in ("machine", "cpu", "cpu_count", "platform", "python")}
-    if args.hostname:
-        machine["hostname"] = meta.get("hostname")
-    data.update({
-        "tool": "rocpy bench",
-        "date": meta["date"],
-        "simulation": info.is_stub,
-        "backend": {"name": info.name, "reason": info.reason, "simulation": info.is_stub,
-                    "label": ("stub: CPU simulation, not GPU figures" if info.is_stub
-                              else f"{info.name}: hardware")},
-        "machine": machine,
-        "device": {"index": dev.index, "name": dev.name, "target_id": dev.target_id,
-                   "compute_units": dev.compute_units, "total_memory": dev.total_memory,
-                   "simulated": info.is_stub},
-        "notes": list(env.notes),
-        "skipped": list(env.skipped),
-        "references": list(env.references),
-        "elapsed_s": round(elapsed, 3),
-        "interrupted": interrupted,
-    })
-    return data
-
-
-def save_json(data: dict[str, Any], path: str) -> None:
-    import json
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "w") as f:
-        json.dump(data, f, indent=1)
-        f.write("\n")
-    os.replace(tmp, path)
-
-
-# ---- the report ------------------------------------------------------------------------------
-
-
-def _num(x: float | None) -> str:
-    if x is None or not math.isfinite(x):
-        return "-"
-    return f"{x:.3f}" if abs(x) < 10 else f"{x:.2f}" if abs(x) < 1000 else f"{x:,.0f}"
-
-
-def _us(case: dict[str, Any], value: float) -> float:
-    return value * {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}[case["unit"]]
-
-
-def report(data: dict[str, Any], p: Printer) -> None:
-    """Print the tables of a run (`results_json`'s data)."""
-    sim = data.get("simulation")
-    tag = "; CPU SIMULATION, not GPU figures" if sim else ""
-    cases = data["cases"]
-    bw = [c for c in cases if c.get("kind") == "bandwidth"]
-    lat = [c for c in cases if c.get("kind") != "bandwidth"]
-    if bw:
-        series: list[tuple[str, str]] = []
-        for c in bw:
-            key = (c["params"]["direction"], c["params"]["memory"])
-            if key not in series:
-                series.append(key)
-        sizes = sorted({c["params"]["size"] for c in bw})
-        cell = {(c["params"]["direction"], c["params"]["memory"], c["params"]["size"]): c
-                for c in bw}
-        compared = any(len(c["variants"]) > 1 for c in bw)
-        rows = []
-        for size in sizes:
-            row = [fmt_bytes(size)]
-            for d, m in series:
-                c = cell.get((d, m, size))
-                if c is None:
-                    row.append("-")
-                    continue
-                v = c["variants"]["rocpy"]
-                text = _num(v["gbps"])
-                if compared and v.get("ratio") is not None and c["reference"] != "rocpy":
-                    text += f" {v['ratio']:.2f}x"
-                row.append(text)
-            rows.append(row)
-        n = sorted({len(v["samples_ns"]) for c in bw for v in c["variants"].values()})
-        runs = f"{n[0]}" if len(n) == 1 else f"{n[0]}-{n[-1]}"
-        title = f"Copy bandwidth, GB/s (median of {runs} timed runs per size{tag})"
-        if compared:
-            title += "; Nx = rocpy time / raw time"
-        p.heading(title, warning=bool(sim))
-        p.table(["size"] + [f"{d} {m}" if m != "device" else d for d, m in series], rows)
-        peers = [(c, name, v) for c in bw for name, v in c["variants"].items()
-                 if name not in ("rocpy", "raw")]
-        if peers:
-            p.table(["case", "peer", "GB/s", "time / raw"],
-                    [[c["name"], name, _num(v["gbps"]),
-                      "-" if v.get("ratio") is None else f"{v['ratio']:.2f}x"]
-                     for c, name, v in peers], left=2, title="  Peers, copies")
-    if lat:
-        p.heading(f"Latency, microseconds per operation (median, p10, p90{tag})",
-                  warning=bool(sim))
-        rows = []
-        family = None
-        compared = any(len(c["variants"]) > 1 for c in lat)
-        for c in lat:
-            label = FAMILY_TITLES.get(c.get("family"), c.get("family") or "")
-            first = True
-            for name, v in c["variants"].items():
-                ref = " *" if len(c["variants"]) > 1 and name == c["reference"] else ""
-                row = [label if label != family else "", c["name"] if first else "", name + ref,
-                       _num(_us(c, v["median"])), _num(_us(c, v["p10"])), _num(_us(c, v["p90"])),
-                       str(len(v["samples_ns"]))]
-                if compared:
-                    row.append("" if ref or v.get("ratio") is None or len(c["variants"]) == 1
-                               else f"{v['ratio']:.2f}x")
-                rows.append(row)
-                family = label
-                first = False
-        header = ["family", "case", "variant", "median", "p10", "p90", "runs"]
-        if compared:
-            header.append("ratio")
-        p.table(header, rows, left=3)
-        if compared:
-            p.line("  * reference of its case; ratio = median / reference median (above 1: slower)")
-        over = [c for c in lat if c.get("family") == "overhead" and "raw" in c["variants"]
-                and "rocpy" in c["variants"]]
-        if over:
-            rows = []
-            for c in over:
-                raw = _us(c, c["variants"]["raw"]["median"]) * 1e3
-                mine = _us(c, c["variants"]["rocpy"]["median"]) * 1e3
-                params = c.get("params") or {}
-                rows.append([params.get("api", c["name"]), params.get("raw_call", "raw"),
-                             f"{mine:,.0f}", f"{raw:,.0f}", f"{mine - raw:+,.0f}",
-                             f"{mine / raw:.2f}x" if raw > 0 else "-"])
-            p.heading("Per-call overhead of the Pythonic layer (median ns per call)")
-            p.table(["rocpy call", "raw cffi call", "rocpy ns", "raw ns", "added", "ratio"], rows,
-                    left=2)
-    for ref in data.get("references") or []:
-        rows = []
-        for pair in ref.get("compared") or []:
-            metric = pair["metric"]
-            if metric.startswith("bandwidth_gbps."):
-                size = int(metric.rsplit(".", 1)[1])
-                c_val = f"{size / pair['c_us'] / 1e3:.3g} GB/s"
-                ours = f"{size / pair['ours_us'] / 1e3:.3g} GB/s"
-            else:
-                c_val, ours = f"{pair['c_us']:.3g} us", f"{pair['ours_us']:.3g} us"
-            rows.append([pair["case"], pair.get("what", metric), c_val, ours,
-                         f"{pair['ratio']:.2f}x"])
-        if rows:
-            p.heading(f"C reference: {ref['name']}, {ref['kind']} (rocpy / C: time ratio)")
-            p.table(["case", "the C program measures", "C", "rocpy", "rocpy / C"], rows, left=2)
-    if data.get("skipped"):
-        p.heading("Skipped")
-        for s in data["skipped"]:
-            where = f"{s['family']}" + (f" / {s['case']}" if s.get("case") else "")
-            p.line(f"  {where}: {s['reason']}")
-    if data.get("notes"):
-        p.heading("Notes")
-        for note in data["notes"]:
-            p.line(f"  - {note}")
-    device = data.get("device") or {}
-    meta = data.get("meta") or {}
-    p.gap()
-    what = ("stub backend (CPU simulation)" if sim else f"{data['backend']['name']} backend")
-    p.line(f"{len(cases)} cases in {data['elapsed_s']:.1f} s on {what}: {device.get('name')} "
-           f"({device.get('target_id')}); host {meta.get('cpu')}, {platform.python_version()}")

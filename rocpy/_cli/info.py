@@ -4,7 +4,8 @@ What ``rocminfo`` and ``hipInfo`` show, gathered by `rocpy.info.collect`:
 tables through rich when it is installed and the output is a terminal,
 plain text otherwise (``--plain`` forces it), JSON with ``--json``.
 
-The table helpers here (`Printer`, `fmt_bytes`) are shared with ``rocpy bench``.
+The table helpers (`Printer`, `format_table`, `fmt_bytes`) are `rocpy._text`'s,
+shared with ``rocpy bench`` and the benchmark harness.
 """
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ import json
 import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
+
+from .._text import Printer, fmt_bytes, format_table, use_rich  # noqa: F401  (re-exported)
 
 NAME = "info"
 HELP = "show the backend, runtime versions, devices, HSA agents and memory pools"
@@ -41,107 +44,10 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     return 0 if data["backend"].get("name") else 1
 
 
-# ---- output: rich where it helps, plain text always possible ---------------------------
-
-
-def fmt_bytes(n: Any) -> str:
-    """``68719476736`` -> ``'64.0 GiB'``; ``4096`` -> ``'4 KiB'``; None -> ``'-'``."""
-    if n is None:
-        return "-"
-    n = int(n)
-    for unit, shift in (("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
-        if n >= 1 << shift:
-            v = n / (1 << shift)
-            return f"{v:.0f} {unit}" if v == int(v) and v < 1000 else f"{v:.1f} {unit}"
-    return f"{n} B"
-
-
 def _yes(v: Any) -> str:
     if v is None:
         return "-"
     return "yes" if v else "no"
-
-
-def use_rich(out: TextIO, plain: bool) -> bool:
-    """Whether to render with rich: installed, not refused, and writing to a terminal."""
-    if plain:
-        return False
-    try:
-        import rich  # noqa: F401  (is it installed?)
-    except ImportError:
-        return False
-    isatty = getattr(out, "isatty", None)
-    return bool(isatty and isatty())
-
-
-class Printer:
-    """Headings, key/value lines and tables; rich when `use_rich` says so, else plain text."""
-
-    def __init__(self, out: TextIO, plain: bool = False) -> None:
-        self.out = out
-        self.blank = True          # whether the last thing printed ends with a blank line
-        self.console = None
-        if use_rich(out, plain):
-            from rich.console import Console
-            self.console = Console(file=out, highlight=False)
-
-    def gap(self) -> None:
-        """A blank line, unless one was just printed."""
-        if not self.blank:
-            self.line()
-
-    def line(self, text: str = "", style: str | None = None) -> None:
-        self.blank = not text
-        if self.console is not None:
-            self.console.print(text, style=style, markup=False)
-        else:
-            print(text, file=self.out)
-
-    def heading(self, text: str, warning: bool = False) -> None:
-        self.gap()
-        self.blank = False
-        if self.console is not None:
-            self.console.print(text, style="bold red" if warning else "bold", markup=False)
-        else:
-            print(text, file=self.out)
-
-    def table(self, header: Sequence[str], rows: Sequence[Sequence[Any]], title: str | None = None,
-              left: int = 1, align: str | None = None) -> None:
-        """A table; the first `left` columns are left-aligned, the rest right-aligned
-        (or ``align``: one ``l``/``r`` per column)."""
-        cells = [[str(c) for c in r] for r in rows]
-        self.blank = True          # rich's SIMPLE_HEAD box and the plain table end with one
-        align = align or "l" * left + "r" * (len(header) - left)
-        if self.console is not None:
-            from rich import box
-            from rich.table import Table
-            t = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left", title_style="bold")
-            for i, h in enumerate(header):
-                t.add_column(h, justify="left" if align[i] == "l" else "right",
-                             overflow="fold")
-            for r in cells:
-                t.add_row(*r)
-            self.console.print(t)
-            return
-        if title:
-            print(title, file=self.out)
-        print(format_table(header, cells, align=align), file=self.out)
-        print(file=self.out)
-
-
-def format_table(header: Sequence[str], rows: Sequence[Sequence[str]], left: int = 1,
-                 indent: str = "  ", align: str | None = None) -> str:
-    """Plain-text columns: a header, a rule, the rows (alignment as in `Printer.table`)."""
-    align = align or "l" * left + "r" * (len(header) - left)
-    all_rows = [list(header)] + [list(r) for r in rows]
-    widths = [max(len(r[i]) if i < len(r) else 0 for r in all_rows) for i in range(len(header))]
-    lines = []
-    for r in all_rows:
-        cells = [(c.ljust(w) if align[i] == "l" else c.rjust(w))
-                 for i, (c, w) in enumerate(zip(r, widths))]
-        lines.append((indent + "  ".join(cells)).rstrip())
-    lines.insert(1, indent + "-" * (sum(widths) + 2 * (len(widths) - 1)))
-    return "\n".join(lines)
 
 
 # ---- rocpy info's report ----------------------------------------------------------------
@@ -236,6 +142,16 @@ def _backend_lines(data: dict[str, Any], p: Printer) -> None:
            f"{h.get('platform')}, {h.get('python')}")
 
 
+def _block(p: Printer, title: str, rows: Sequence[tuple[str, str]]) -> None:
+    """One device or agent as rocminfo lays it out: a title, then one ``key  value`` line
+    per property (vertical, so any number of GPUs fits and scripts can parse it)."""
+    width = max(len(label) for label, _ in rows)
+    p.line(f"  {title}")
+    for label, value in rows:
+        p.line(f"    {label:<{width}}  {value}")
+    p.line()
+
+
 def render(data: dict[str, Any], p: Printer) -> None:
     """Print `rocpy.info.collect`'s data."""
     if not data["backend"].get("name"):
@@ -251,10 +167,9 @@ def render(data: dict[str, Any], p: Printer) -> None:
     hip = data.get("hip") or {}
     devices = hip.get("devices") or []
     p.heading(f"HIP devices: {hip.get('device_count', 0)}{sim}")
-    if devices:
-        header = ["property"] + [f"Device {d['index']}" for d in devices]
-        rows = [[label] + [_cell(d, key, fmt) for d in devices] for label, key, fmt in _DEVICE_ROWS]
-        p.table(header, rows, left=len(header))
+    for d in devices:
+        _block(p, f"Device {d['index']}",
+               [(label, _cell(d, key, fmt)) for label, key, fmt in _DEVICE_ROWS])
     peer = hip.get("peer_access") or []
     if len(peer) > 1:
         header = ["can access"] + [f"Device {j}" for j in range(len(peer))]
@@ -280,17 +195,12 @@ def render(data: dict[str, Any], p: Printer) -> None:
         agents = hsa.get("agents") or []
         if agents:
             p.heading(f"HSA agents: {len(agents)}{sim}")
-            header = ["property"] + [f"Agent {a['index']}" for a in agents]
-            rows = []
-            for label, key, fmt in _AGENT_ROWS:
-                if key == "queue_min_size":
-                    rows.append([label] + [
-                        f"{a.get('queue_min_size')} .. {a.get('queue_max_size')} packets"
-                        if a.get("queue_max_size") else "-" for a in agents])
-                else:
-                    rows.append([label] + [_cell(a, key, fmt) for a in agents])
-            p.table(header, rows, left=len(header))
             for a in agents:
+                queue = (f"{a.get('queue_min_size')} .. {a.get('queue_max_size')} packets"
+                         if a.get("queue_max_size") else "-")
+                _block(p, f"Agent {a['index']}",
+                       [(label, queue if key == "queue_min_size" else _cell(a, key, fmt))
+                        for label, key, fmt in _AGENT_ROWS])
                 pools = a.get("pools") or []
                 if not pools:
                     continue

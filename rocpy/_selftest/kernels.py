@@ -7,7 +7,6 @@ The code objects are built once per target into ``$ROCPY_SELFTEST_CACHE``
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import tempfile
 import time
@@ -68,13 +67,7 @@ extern "C" __global__ void st_spin(long long ns) {
 NAMES = ("st_probe", "st_fill", "st_next", "st_lds", "st_bounded", "st_recursive", "st_spin")
 
 
-def find_hipcc() -> str | None:
-    """$HIPCC, hipcc on PATH, or $ROCM_PATH//opt/rocm's bin/hipcc."""
-    for c in (os.environ.get("HIPCC"), shutil.which("hipcc"),
-              *(os.path.join(r, "bin", "hipcc") for r in (os.environ.get("ROCM_PATH"), "/opt/rocm") if r)):
-        if c and os.path.exists(c):
-            return c
-    return None
+from .._toolchain import find_hipcc  # noqa: E402  (re-exported: the one lookup)
 
 
 def build(target: str, code_object_version: int = 4) -> str:

@@ -71,13 +71,11 @@ class Progress:
 
 
 def percentile(ordered: Sequence[float], q: float) -> float:
-    """The `q`-th percentile (0..100) of sorted values, interpolating linearly (numpy's default)."""
+    """The `q`-th percentile (0..100) of the values, interpolating linearly (`numpy.percentile`)."""
     if not ordered:
         raise ValueError("no values")
-    pos = (len(ordered) - 1) * q / 100.0
-    lo = int(pos)
-    hi = min(lo + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+    import numpy as np
+    return float(np.percentile(ordered, q))
 
 
 @dataclass(frozen=True)
@@ -154,7 +152,7 @@ class Results:
         bandwidth = any(c.bytes_per_op is not None for c in self.cases)
         header = ["case", "variant", "median", "p10", "p90", "min", "ratio"]
         header += ["GB/s"] if bandwidth else []
-        rows = [header]
+        rows = []
         for case in self.cases:
             label = f"{case.name} ({case.unit}/op)"
             for v in case.variants.values():
@@ -166,13 +164,9 @@ class Results:
                     row.append("" if v.gbps is None else _num(v.gbps))
                 rows.append(row)
                 label = ""
-        widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
-        lines = ["  ".join(cell.ljust(w) if i < 2 else cell.rjust(w)
-                           for i, (cell, w) in enumerate(zip(r, widths))).rstrip()
-                 for r in rows]
-        lines.insert(1, "-" * len(lines[0]))
-        lines.append("* reference; ratio = median / reference median")
-        return "\n".join(lines)
+        from .._text import format_table
+        return (format_table(header, rows, left=2, indent="")
+                + "\n* reference; ratio = median / reference median")
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (schema ``rocpy.bench/1``); stats in each case's unit per op."""

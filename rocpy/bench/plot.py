@@ -110,6 +110,7 @@ def _size_tick(x: float, _pos: Any) -> str:
 
 def _latency(ax: Any, cases: list[dict[str, Any]]) -> bool:
     labels, data, colors = [], [], []
+    legend: dict[str, str] = {}          # variant -> its box colour, in order of appearance
     for c in cases:
         if c.get("kind") == "bandwidth":
             continue
@@ -121,6 +122,7 @@ def _latency(ax: Any, cases: list[dict[str, Any]]) -> bool:
             data.append([s / ops / 1e3 for s in samples])   # ns per call -> us per op
             labels.append(f"{c['name']} [{name}]")
             colors.append(VARIANT_COLOR.get(name, "#eeeeee"))
+            legend.setdefault(name, colors[-1])
     if not data:
         ax.text(0.5, 0.5, "no latency cases", ha="center", va="center", transform=ax.transAxes)
         ax.set_axis_off()
@@ -140,6 +142,9 @@ def _latency(ax: Any, cases: list[dict[str, Any]]) -> bool:
     ax.set_xlabel("microseconds per operation (log)")
     ax.set_title("latency per arm (box: quartiles, whiskers: 1.5 IQR)")
     ax.grid(True, axis="x", which="both", alpha=0.3)
+    from matplotlib.patches import Patch
+    ax.legend(handles=[Patch(facecolor=c, edgecolor="black", label=n) for n, c in legend.items()],
+              title="variant", fontsize=7, title_fontsize=7, loc="best")
     return True
 
 

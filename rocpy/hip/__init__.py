@@ -1,6 +1,6 @@
 """HIP: devices, contexts, memory, streams, events, modules, graphs, hipRTC.
 
-The Pythonic layer (section 4 of the design)::
+The Pythonic layer over HIP (ARCHITECTURE.md, "rocpy.hip")::
 
     from rocpy.hip import Device, Context, Stream, Module
     dev = Device(0)

@@ -22,7 +22,6 @@ the message and in ``.log``; no compiler at all raises
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterable, Mapping
@@ -35,13 +34,8 @@ from ..codeobject import paramtypes
 from .module import Module
 
 
-def _find_hipcc() -> str | None:
-    for c in (os.environ.get("HIPCC"), shutil.which("hipcc"),
-              *(os.path.join(r, "bin", "hipcc") for r in (os.environ.get("ROCM_PATH"), "/opt/rocm")
-                if r)):
-        if c and os.path.exists(c):
-            return c
-    return None
+from .._toolchain import COMPILE_TIMEOUT_S
+from .._toolchain import find_hipcc as _find_hipcc
 
 
 def _compile_error(call: str, log: str,
@@ -178,9 +172,13 @@ class Program:
                    "-o", out]
             env = dict(os.environ, HIP_PLATFORM="amd")
             try:
-                proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp)
+                proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp,
+                                      timeout=COMPILE_TIMEOUT_S)
             except OSError as exc:
                 raise NotSupportedError(f"cannot run {hipcc}: {exc}") from None
+            except subprocess.TimeoutExpired:
+                raise _compile_error("hipcc", f"hipcc did not finish in {COMPILE_TIMEOUT_S} s "
+                                     "(rocpy._toolchain.COMPILE_TIMEOUT_S)") from None
             self.log = (proc.stdout + proc.stderr).replace(tmp + os.sep, "")
             if proc.returncode != 0 or not os.path.exists(out):
                 raise _compile_error("hipcc", self.log or f"hipcc exited with {proc.returncode}")

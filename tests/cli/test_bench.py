@@ -11,6 +11,7 @@ import pytest
 
 from rocpy._cli import bench as bench_cli
 from rocpy.bench import compare
+from rocpy.bench.progress import ProgressDisplay
 from rocpy.bench.cases import FAMILIES
 
 from .conftest import BACKEND, needs_compiler
@@ -386,20 +387,20 @@ def test_progress_degrades_to_nothing(monkeypatch):
             return real(name, *args, **kwargs)
         return imp
     monkeypatch.setattr(builtins, "__import__", without("rich", "tqdm"))
-    bar = bench_cli._Progress(3, enabled=True)
+    bar = ProgressDisplay(3, bar=True)
     assert bar.kind is None
     bar.case("x")
     bar.hook(Progress("x", 0, 1, 1, 4), 4)      # no-ops, no errors
     bar.finish_case()
     bar.close()
     monkeypatch.setattr(builtins, "__import__", real)
-    assert bench_cli._Progress(3, enabled=False).kind is None
+    assert ProgressDisplay(3, bar=False).kind is None
 
 
 def test_progress_bar_follows_the_harness_hook(monkeypatch, capsys):
     pytest.importorskip("rich")
     from rocpy.bench.harness import Progress
-    bar = bench_cli._Progress(2, enabled=True)
+    bar = ProgressDisplay(2, bar=True)
     assert bar.kind == "rich"
     bar.case("first")
     bar.hook(Progress("first", 0, 1, 2, 4), 4)
@@ -432,3 +433,23 @@ def test_amd_without_hipcc_falls_back_to_hiprtc(tmp_path, monkeypatch):
         assert env.kernel_file() == path             # cached: not compiled again
     finally:
         env.close()
+
+
+def test_latency_box_plot_has_a_legend_of_its_colours():
+    pytest.importorskip("matplotlib", reason="the plot needs matplotlib")
+    from matplotlib.figure import Figure
+
+    from rocpy.bench.plot import VARIANT_COLOR, _latency
+    cases = [{"name": "launch", "kind": "latency", "ops": 1,
+              "variants": {"raw": {"samples_ns": [1000, 1200]},
+                           "rocpy": {"samples_ns": [1500, 1600]}}},
+             {"name": "sync", "kind": "latency", "ops": 1,
+              "variants": {"rocpy": {"samples_ns": [900, 950]}}}]
+    ax = Figure().subplots()
+    assert _latency(ax, cases)
+    legend = ax.get_legend()
+    assert legend is not None and legend.get_title().get_text() == "variant"
+    assert [t.get_text() for t in legend.get_texts()] == ["raw", "rocpy"]
+    from matplotlib.colors import to_rgba
+    assert [tuple(h.get_facecolor()) for h in legend.legend_handles] == [
+        to_rgba(VARIANT_COLOR.get(n, "#eeeeee")) for n in ("raw", "rocpy")]

@@ -1,12 +1,10 @@
 """Fixtures of the conformance tests: behaviour every backend shares.
 
 These tests run on the stub in CI and on real GPUs (``ROCPY_BACKEND=amd`` or
-``nvidia``).  Markers say what a test relies on:
-
-* ``hipamd``: behaviour of AMD's runtime (hipamd) that the stub reproduces;
-  skipped on nvidia;
-* ``cuda_only``: behaviour of the NVIDIA platform; skipped elsewhere;
-* unmarked: platform independent.
+``nvidia``).  A test relying on one platform says so with the plugin's marker:
+``backend("amd", "stub")`` for hipamd behaviour the stub reproduces,
+``backend("nvidia")`` for the NVIDIA platform's; unmarked tests are platform
+independent.
 
 Kernels come from ``tests/kernels`` (``vadd``, ``fill``, ``empty``) and
 ``tests/conformance/kernels`` (``spin_fill``), compiled at test time with
@@ -26,24 +24,10 @@ import pytest
 import rocpy
 import rocpy.debug
 from kernels.compile import compile_cuda, compile_hip, find_hipcc, find_nvcc
-from live import hip_runtime_works, settle
+from live import hip_runtime_works
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BACKEND = rocpy.backend().name
-
-
-def pytest_configure(config):
-    config.addinivalue_line("markers",
-                            "hipamd: hipamd behaviour (AMD and the stub); skipped on nvidia")
-    config.addinivalue_line("markers", "cuda_only: behaviour of the NVIDIA platform only")
-
-
-def pytest_collection_modifyitems(config, items):
-    for item in items:
-        if "hipamd" in item.keywords and BACKEND == "nvidia":
-            item.add_marker(pytest.mark.skip(reason="hipamd behaviour; the backend is nvidia"))
-        if "cuda_only" in item.keywords and BACKEND != "nvidia":
-            item.add_marker(pytest.mark.skip(reason=f"NVIDIA behaviour; the backend is {BACKEND}"))
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -53,18 +37,10 @@ def _hip_runtime():
                     "is not built in)")
 
 
-def assert_no_leaks(timeout: float = 5.0) -> None:
-    """Every rocpy object released (after the devices' work completed)."""
-    live = settle(timeout)
-    if live:
-        pytest.fail(f"rocpy objects still alive after the test: {live}")
-
-
 @pytest.fixture(autouse=True)
-def no_leaks(_hip_runtime):
-    rocpy.debug.collect()
+def no_leaks(_hip_runtime, rocpy_leak_check):
+    """The plugin's leak check (rocpy.testing.LeakCheck) around every test."""
     yield
-    assert_no_leaks()
 
 
 @pytest.fixture(scope="session")

@@ -95,11 +95,13 @@ def test_relaxed_capture_allows_allocation(dev, load):
     empty = load("empty")
     with dev.create_stream() as s:
         with s.capture(mode="relaxed") as g:
-            buf = dev.context.alloc(4096)
+            buf = dev.context.alloc(4096)       # refused under "global"/"thread_local"
             empty.launch(1, 1, (), stream=s)
+        assert len(g) == 1                      # the launch was captured, the allocation was not
         buf.close()
         g.instantiate().launch(s)
         s.synchronize()
+        assert s.done
 
 
 def test_thread_local_capture_ignores_other_threads(dev, load):

@@ -17,29 +17,11 @@ import pytest
 import rocpy
 import rocpy.debug
 from kernels.compile import compile_hip, find_hipcc
-from live import hip_runtime_works, settle
+from live import hip_runtime_works
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SPIN_SOURCE = os.path.join(os.path.dirname(HERE), "conformance", "kernels", "spin_fill.hip")
 BACKEND = rocpy.backend().name
-
-
-def pytest_configure(config):
-    config.addinivalue_line("markers", "stub_only: uses rocpy.stub (the stub backend only)")
-    config.addinivalue_line("markers", "amd_code: AMD code objects or hipcc (amd and stub)")
-    config.addinivalue_line("markers", "graphs: needs HIP's graph API (not on HIP 5.x NVIDIA)")
-
-
-def pytest_collection_modifyitems(config, items):
-    from rocpy import hip
-    graphs = hasattr(hip.lib, "hipGraphCreate")
-    for item in items:
-        if "stub_only" in item.keywords and BACKEND != "stub":
-            item.add_marker(pytest.mark.skip(reason=f"needs the stub; the backend is {BACKEND}"))
-        if "amd_code" in item.keywords and BACKEND == "nvidia":
-            item.add_marker(pytest.mark.skip(reason="AMD code objects; the backend is nvidia"))
-        if "graphs" in item.keywords and not graphs:
-            item.add_marker(pytest.mark.skip(reason="this backend's HIP has no graph API"))
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -50,11 +32,9 @@ def _hip_runtime():
 
 
 @pytest.fixture(autouse=True)
-def no_leaks(_hip_runtime):
-    settle()
+def no_leaks(_hip_runtime, rocpy_leak_check):
+    """The plugin's leak check (rocpy.testing.LeakCheck) around every test."""
     yield
-    live = settle()
-    assert live == {}, f"rocpy objects still alive after the test: {live}"
 
 
 @pytest.fixture(scope="session")

@@ -129,10 +129,26 @@ def test_stream_ordered_allocation_uses_free_async(dev, spin, allocations):
         assert allocations() == base
 
 
-def test_stream_ordered_allocation_on_another_device_is_refused(dev):
-    with dev.create_stream() as s:
-        buf = dev.context.alloc(64, stream=s)
-        buf.close(stream=s)
+@pytest.mark.stub_only
+def test_stream_ordered_allocation_on_another_device_is_refused(run_script):
+    # two simulated devices: a fresh process (the stub's device count is read once)
+    out = run_script("""
+        from rocpy import hip
+        from rocpy.errors import HipInvalidValueError
+        import rocpy.debug
+        d0, d1 = hip.Device(0), hip.Device(1)
+        with d0.create_stream() as s:
+            try:
+                d1.context.alloc(64, stream=s)
+            except HipInvalidValueError as exc:
+                print("refused", exc.status, "Device 0" in str(exc) and "Device 1" in str(exc))
+            with d0.context.alloc(64, stream=s) as own:     # its own device's stream works
+                own.close(stream=s)
+            s.synchronize()
+        rocpy.debug.collect()
+        print("alive", rocpy.debug.live_objects())
+    """, ROCPY_STUB_DEVICES="2")
+    assert out.split("\n")[:2] == ["refused 1 True", "alive {}"]
 
 
 @pytest.mark.stub_only
@@ -159,6 +175,7 @@ def test_close_accepts_stream_protocol(dev):
             def __hip_stream__(self):
                 return s.__hip_stream__()
         buf.close(stream=P())
+        assert buf.closed                   # closed at once; the memory goes when the stream passes
         s.synchronize()
 
 

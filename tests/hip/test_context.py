@@ -73,9 +73,16 @@ def test_allocations_hold_their_context_and_devices(dev):
     buf.close()
 
 
-def test_synchronize(dev):
-    dev.context.synchronize()
-    hip.Context.host().synchronize()
+def test_synchronize_waits_for_the_devices_work(dev, spin):
+    buf = dev.context.alloc(4096)
+    with dev.create_stream() as s:
+        spin(buf, 7, 100, stream=s)
+        assert not s.done                   # 100 ms of work still running
+        dev.context.synchronize()
+        assert s.done
+    assert bytes(buf.copy_to(bytearray(4096)))[:8] == bytes([7, 0, 0, 0]) * 2
+    hip.Context.host().synchronize()        # the host context has no device work: returns
+    buf.close()
 
 
 def test_zero_byte_allocations(dev):

@@ -68,9 +68,12 @@ def test_compiled_kernel_runs_with_an_emulation(dev, compiler):
 
 
 def test_headers(dev, compiler):
-    prog = hip.Program('#include "factor.h"\n' + SCALE.replace("*= a", "*= a * FACTOR"),
-                       headers={"factor.h": "#define FACTOR 2.0f\n"})
-    prog.compile(dev).close()
+    source = '#include "factor.h"\n' + SCALE.replace("*= a", "*= a * FACTOR")
+    mod = hip.Program(source, headers={"factor.h": "#define FACTOR 2.0f\n"}).compile(dev)
+    assert "scale" in mod.names
+    mod.close()
+    with pytest.raises(rocpy.HiprtcError, match="factor.h"):     # the header is what made it build
+        hip.Program(source).compile(dev)
 
 
 def test_compile_error_carries_the_log(dev, compiler):
@@ -116,3 +119,15 @@ def test_extern_c_kernels_are_typed_from_the_source(dev, compiler):
     finally:
         rocpy.stub.unregister_kernel("scale")
     mod.close()
+
+
+@pytest.mark.stub_only
+def test_a_hung_hipcc_is_abandoned(dev, tmp_path, monkeypatch):
+    hung = tmp_path / "hipcc"
+    hung.write_text("#!/bin/sh\nexec sleep 60\n")
+    hung.chmod(0o755)
+    monkeypatch.setenv("HIPCC", str(hung))
+    monkeypatch.setattr(program_module, "COMPILE_TIMEOUT_S", 1)
+    with pytest.raises(rocpy.HiprtcError, match="hipcc did not finish in 1 s") as info:
+        hip.Program(SCALE).compile(dev)
+    assert info.value.name == "HIPRTC_ERROR_COMPILATION"

@@ -5,7 +5,6 @@ marked ``packaging`` (``-m "not packaging"`` leaves them out) and run in CI.
 """
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -22,11 +21,8 @@ _NOT_SOURCE = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-in
                                      ".whl", ".gl", "_cffi_out", "tests")
 
 
-def pytest_collection_modifyitems(items):
-    for item in items:
-        if "tests/install/" in str(item.fspath).replace(os.sep, "/"):
-            item.add_marker(pytest.mark.packaging)
-            item.add_marker(pytest.mark.slow)
+#: Every module here starts ``pytestmark = PACKAGING`` (``-m "not packaging"`` leaves them out).
+PACKAGING = [pytest.mark.packaging, pytest.mark.slow]
 
 
 def copy_source(dest: Path) -> Path:

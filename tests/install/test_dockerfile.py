@@ -14,7 +14,9 @@ import sys
 
 import pytest
 
-from .conftest import ROOT
+from .conftest import PACKAGING, ROOT
+
+pytestmark = PACKAGING
 
 DOCKERFILE = ROOT / "Dockerfile"
 

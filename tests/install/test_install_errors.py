@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT
+from .conftest import PACKAGING, ROOT
+
+pytestmark = PACKAGING
 
 #: What install.sh runs before it would install anything (no gcc, g++, apt-get, sudo).
 _TOOLS = ("bash", "dirname", "readlink", "grep", "sed", "head", "id", "dpkg-query", "sort", "tail")

@@ -23,7 +23,9 @@ import pytest
 
 import rocpy
 
-from .conftest import ROOT, copy_source, make_venv, run
+from .conftest import PACKAGING, ROOT, copy_source, make_venv, run
+
+pytestmark = PACKAGING
 
 _LIBS = ("libhsa-runtime64.so", "libamdhip64.so")
 

@@ -18,7 +18,9 @@ import pytest
 
 import rocpy
 
-from .conftest import ROOT, copy_source, make_venv, run
+from .conftest import PACKAGING, ROOT, copy_source, make_venv, run
+
+pytestmark = PACKAGING
 
 SMOKE = r"""
 import json, sys

@@ -6,7 +6,9 @@ import subprocess
 
 import pytest
 
-from .conftest import ROOT
+from .conftest import PACKAGING, ROOT
+
+pytestmark = PACKAGING
 
 SCRIPTS = ("tools/install.sh", "tools/fresh_debian.sh", ".ci/run")
 

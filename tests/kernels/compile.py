@@ -14,16 +14,7 @@ import subprocess
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def find_hipcc() -> str | None:
-    """The hipcc to use: $HIPCC, hipcc on PATH, or one under $ROCM_PATH//opt/rocm."""
-    candidates = [os.environ.get("HIPCC"), shutil.which("hipcc")]
-    for root in (os.environ.get("ROCM_PATH"), "/opt/rocm"):
-        if root:
-            candidates.append(os.path.join(root, "bin", "hipcc"))
-    for c in candidates:
-        if c and os.path.exists(c):
-            return c
-    return None
+from rocpy._toolchain import find_hipcc, find_nvcc  # noqa: E402,F401  (the one lookup)
 
 
 def compile_hip(name: str, out_dir: str, archs: tuple[str, ...] = ("gfx90a",),
@@ -132,14 +123,6 @@ def compile_cl(name: str, out_dir: str, target: str = "gfx90a") -> str:
                        check=True, capture_output=True)
         subprocess.run([lld, "-shared", obj, "-o", out], check=True, capture_output=True)
     return out
-
-
-def find_nvcc() -> str | None:
-    """nvcc from $CUDA_HOME, /usr/local/cuda or PATH."""
-    for root in (os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
-        if root and os.path.exists(os.path.join(root, "bin", "nvcc")):
-            return os.path.join(root, "bin", "nvcc")
-    return shutil.which("nvcc")
 
 
 def compile_cuda(name: str, out_dir: str, arch: str = "sm_90") -> str:

@@ -15,11 +15,8 @@ thread runs, more hypothesis examples.
 """
 from __future__ import annotations
 
-import importlib
-import time
-
 import pytest
-from rel_support import HERE, SLOW, allocations, has_hsa, run_py, settle
+from rel_support import SLOW, has_hsa, run_py
 
 import rocpy
 import rocpy.debug
@@ -35,17 +32,14 @@ def _needs_stub(item) -> bool:
             or item.get_closest_marker("stub_only") is not None)
 
 
-def pytest_collection_modifyitems(config, items):
+def pytest_runtest_setup(item):
+    """A runtest hook here sees only tests/reliability's items."""
     info = rocpy.backend()
-    for item in items:
-        if not str(item.fspath).startswith(HERE):
-            continue
-        if not info.is_stub and _needs_stub(item):
-            item.add_marker(pytest.mark.skip(
-                reason=f"needs the stub (fault injection, allocation counters, simulated "
-                       f"devices or a stub subprocess); the backend is {info.name}"))
-        elif "slow" in item.keywords and not SLOW:
-            item.add_marker(pytest.mark.skip(reason="long variant: set ROCPY_SLOW=1"))
+    if not info.is_stub and _needs_stub(item):
+        pytest.skip(f"needs the stub (fault injection, allocation counters, simulated "
+                    f"devices or a stub subprocess); the backend is {info.name}")
+    elif item.get_closest_marker("slow") and not SLOW:
+        pytest.skip("long variant: set ROCPY_SLOW=1")
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -59,21 +53,10 @@ def _frozen_heap():
 
 
 @pytest.fixture(autouse=True)
-def no_leaks():
-    """Nothing rocpy owns, and no stub allocation, outlives a test; no fault stays armed."""
-    before_live = rocpy.debug.live_objects()
-    if before_live:
-        before_live = settle()   # the previous test (elsewhere) left work in flight
-    before = allocations()
+def no_leaks(rocpy_leak_check):
+    """The plugin's leak check (rocpy.testing.LeakCheck): nothing rocpy owns, no stub
+    allocation and no armed fault outlives a test."""
     yield
-    if before is not None:
-        importlib.import_module("rocpy.stub").clear_faults()
-    live = settle()
-    assert live == {}, f"rocpy objects alive after the test: {live} (before: {before_live})"
-    deadline = time.monotonic() + 5.0
-    while allocations() != before and time.monotonic() < deadline:
-        time.sleep(0.01)  # a stream's last release may still be on its way
-    assert allocations() == before, f"stub allocations: {before} before, {allocations()} after"
 
 
 @pytest.fixture(scope="session")

@@ -219,6 +219,65 @@ static void mutate(uint8_t *d, size_t size, size_t lo, size_t hi) {
     }
 }
 
+/* ---- the fuzz driver both robust modes share ------------------------------------ */
+
+/* One parse of d[0, size); `alt` is 1 for the whole, truncated and flipped inputs,
+ * the iteration's parity for the random ones (robust alternates the device). */
+typedef void (*parse_fn)(const uint8_t *d, size_t size, int alt, void *ctx, counts_t *c);
+
+/* The whole input, its truncations (every cut below 1 KiB, then about 4096 more,
+ * each into an exact-size copy so ASan sees reads past the end), every byte of
+ * [lo, hi) with a few masks, then random mutations bounded in count and time;
+ * prints the statuses' counts as JSON. */
+static int fuzz(const uint8_t *orig, size_t size, size_t lo, size_t hi, double seconds,
+                unsigned long iterations, parse_fn parse, void *ctx) {
+    counts_t whole = {{0}}, cut = {{0}}, flip = {{0}}, random = {{0}};
+    parse(orig, size, 1, ctx, &whole);
+    uint8_t *d = malloc(size);
+    if (!d) die("out of memory", NULL);
+    size_t step = size > 4096 ? size / 4096 : 1;
+    for (size_t n = 0; n < size; n += (n < 1024 ? 1 : step)) {
+        uint8_t *t = malloc(n ? n : 1);
+        if (!t) die("out of memory", NULL);
+        memcpy(t, orig, n);
+        parse(t, n, 1, ctx, &cut);
+        free(t);
+    }
+    static const uint8_t masks[] = {0x01, 0x80, 0xff, 0x10};
+    for (size_t p = lo; p < hi; p++) {
+        for (size_t m = 0; m < sizeof masks; m++) {
+            memcpy(d, orig, size);
+            d[p] ^= masks[m];
+            parse(d, size, 1, ctx, &flip);
+        }
+    }
+    double start = now();
+    unsigned long it = 0;
+    for (; it < iterations && now() - start < seconds; it++) {
+        memcpy(d, orig, size);
+        mutate(d, size, lo, hi);
+        size_t n = rnd() % 8 == 0 ? (size_t)(rnd() % size) : size;
+        parse(d, n, (int)(it & 1), ctx, &random);
+    }
+    printf("{");
+    print_counts("whole", &whole);
+    printf(", ");
+    print_counts("truncate", &cut);
+    printf(", ");
+    print_counts("flip", &flip);
+    printf(", ");
+    print_counts("random", &random);
+    printf(", \"iterations\": %lu, \"seconds\": %.3f}\n", it, now() - start);
+    free(d);
+    return 0;
+}
+
+/* ---- robust ---------------------------------------------------------------------- */
+
+static void parse_codeobject(const uint8_t *d, size_t size, int alt, void *ctx, counts_t *c) {
+    parse_one(d, size, alt ? (const char *)ctx : NULL, c);
+}
+
 static int robust(int argc, char **argv) {
     const char *path = argv[0], *device = NULL;
     size_t size, lo = 0, hi = 0;
@@ -241,56 +300,16 @@ static int robust(int argc, char **argv) {
     }
     if (size == 0) die("empty file", path);
     if (hi > size || lo >= hi) { lo = 0; hi = size; }
-
-    counts_t whole = {{0}}, cut = {{0}}, flip = {{0}}, random = {{0}};
-    parse_one(orig, size, device, &whole);
-    uint8_t *d = malloc(size);
-    if (!d) die("out of memory", NULL);
-
-    /* Truncations: every cut of a small file, else about 4096 of them (each
-     * into an exact-size copy so ASan sees reads past the end). */
-    size_t step = size > 4096 ? size / 4096 : 1;
-    for (size_t n = 0; n < size; n += (n < 1024 ? 1 : step)) {
-        uint8_t *t = malloc(n ? n : 1);
-        memcpy(t, orig, n);
-        parse_one(t, n, device, &cut);
-        free(t);
-    }
-    /* Every byte of [lo, hi) with a few masks. */
-    static const uint8_t masks[] = {0x01, 0x80, 0xff, 0x10};
-    for (size_t p = lo; p < hi; p++) {
-        for (size_t m = 0; m < sizeof masks; m++) {
-            memcpy(d, orig, size);
-            d[p] ^= masks[m];
-            parse_one(d, size, device, &flip);
-        }
-    }
-    /* Random mutations, bounded in count and time. */
-    double start = now();
-    unsigned long it = 0;
-    for (; it < iterations && now() - start < seconds; it++) {
-        memcpy(d, orig, size);
-        mutate(d, size, lo, hi);
-        size_t n = rnd() % 8 == 0 ? (size_t)(rnd() % size) : size;
-        parse_one(d, n, (it & 1) ? device : NULL, &random);
-    }
-    printf("{");
-    print_counts("whole", &whole);
-    printf(", ");
-    print_counts("truncate", &cut);
-    printf(", ");
-    print_counts("flip", &flip);
-    printf(", ");
-    print_counts("random", &random);
-    printf(", \"iterations\": %lu, \"seconds\": %.3f}\n", it, now() - start);
-    free(d);
+    int status = fuzz(orig, size, lo, hi, seconds, iterations, parse_codeobject, (void *)device);
     free(orig);
-    return 0;
+    return status;
 }
 
 /* ---- robust-note -------------------------------------------------------------- */
 
-static void parse_note(const uint8_t *d, size_t size, counts_t *c) {
+static void parse_note(const uint8_t *d, size_t size, int alt, void *ctx, counts_t *c) {
+    (void)alt;
+    (void)ctx;
     uint8_t *exact = malloc(size ? size : 1);
     if (!exact) die("out of memory", NULL);
     memcpy(exact, d, size);
@@ -327,38 +346,9 @@ static int robust_note(int argc, char **argv) {
         else die("bad robust-note option", argv[i]);
     }
     if (size == 0) die("empty file", argv[0]);
-    counts_t whole = {{0}}, cut = {{0}}, flip = {{0}}, random = {{0}};
-    parse_note(orig, size, &whole);
-    for (size_t n = 0; n < size; n++) parse_note(orig, n, &cut);
-    uint8_t *d = malloc(size);
-    if (!d) die("out of memory", NULL);
-    static const uint8_t masks[] = {0x01, 0x80, 0xff, 0x10};
-    for (size_t p = 0; p < size; p++) {
-        for (size_t m = 0; m < sizeof masks; m++) {
-            memcpy(d, orig, size);
-            d[p] ^= masks[m];
-            parse_note(d, size, &flip);
-        }
-    }
-    double start = now();
-    unsigned long it = 0;
-    for (; it < iterations && now() - start < seconds; it++) {
-        memcpy(d, orig, size);
-        mutate(d, size, 0, size);
-        parse_note(d, rnd() % 8 == 0 ? (size_t)(rnd() % size) : size, &random);
-    }
-    printf("{");
-    print_counts("whole", &whole);
-    printf(", ");
-    print_counts("truncate", &cut);
-    printf(", ");
-    print_counts("flip", &flip);
-    printf(", ");
-    print_counts("random", &random);
-    printf(", \"iterations\": %lu, \"seconds\": %.3f}\n", it, now() - start);
-    free(d);
+    int status = fuzz(orig, size, 0, size, seconds, iterations, parse_note, NULL);
     free(orig);
-    return 0;
+    return status;
 }
 
 int main(int argc, char **argv) {

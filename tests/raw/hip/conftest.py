@@ -9,11 +9,6 @@ import pytest
 from .helpers import BACKEND, device_count, lib
 
 
-def pytest_configure(config):
-    config.addinivalue_line("markers", "multidevice: needs two devices (the stub runs them "
-                            "again in a subprocess with ROCPY_STUB_DEVICES=2)")
-
-
 def pytest_runtest_setup(item):
     if "multidevice" in item.keywords and device_count() < 2:
         pytest.skip("needs two devices")

@@ -288,7 +288,7 @@ def test_per_thread_stream_survives_device_reset():
 # platform-independent: the _spt entry points use the per-thread stream for NULL
 def test_spt_variants():
     if BACKEND == "nvidia":
-        return
+        pytest.skip("HIP's NVIDIA platform has no _spt entry points")
     ok(lib.hipStreamSynchronize_spt(ffi.NULL))
     ok(lib.hipStreamQuery_spt(ffi.NULL))
     flags = ffi.new("unsigned int *")
