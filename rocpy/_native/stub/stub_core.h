@@ -146,6 +146,10 @@ int stub_kernel_run_mapped(const rocpy_stub_dispatch_t *d, uint64_t peers,
                            uint64_t *fault_address);
 /* Register the C emulations built into the stub (called once at start). */
 void stub_register_builtin_kernels(void);
+/* CPU builds of kernels (stub_cpukern.c): a bundle's CPU build entry is
+ * loaded; lookup finds a kernel of a loaded build by name. */
+/* stub_cpukern_offer_bundle: stub_co_internal.h */
+bool stub_cpukern_lookup(const char *name, rocpy_stub_kernel_fn *fn, void **user);
 /* What an emulation returns when the kernel would touch memory no allocation
  * covers: a GPU memory fault for both runtimes (HSA: the system event
  * handlers, then abort; HIP: abort, as ROCclr does). */

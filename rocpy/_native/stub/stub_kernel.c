@@ -11,6 +11,7 @@ typedef struct entry {
     char *name;
     rocpy_stub_kernel_fn fn;
     void *user;
+    bool builtin;              /* a built-in emulation: a CPU build goes first */
     struct entry *next;
 } entry_t;
 
@@ -53,14 +54,29 @@ static int set(const char *name, rocpy_stub_kernel_fn fn, void *user) {
     return 0;
 }
 
+static int set_kind(const char *name, rocpy_stub_kernel_fn fn, void *user, bool builtin) {
+    int rc = set(name, fn, user);
+    pthread_mutex_lock(&lock);
+    if (rc == 0 && *find(name)) (*find(name))->builtin = builtin;
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
 int rocpy_stub_register_kernel(const char *name, rocpy_stub_kernel_fn fn, void *user) {
     pthread_once(&builtins_once, stub_register_builtin_kernels);
-    return set(name, fn, user);
+    return set_kind(name, fn, user, false);
 }
 
 /* for the built-ins themselves, which run inside pthread_once */
 int stub_kernel_register_builtin(const char *name, rocpy_stub_kernel_fn fn) {
-    return set(name, fn, NULL);
+    return set_kind(name, fn, NULL, true);
+}
+
+/* The order a kernel is looked up in: a user's emulation, the kernel's CPU
+ * build (stub_cpukern.c), a built-in emulation. */
+static bool lookup_cpu_build(const entry_t *e, const char *name, rocpy_stub_kernel_fn *fn,
+                             void **user) {
+    return (!e || e->builtin) && stub_cpukern_lookup(name, fn, user);
 }
 
 bool stub_kernel_lookup(const char *name, rocpy_stub_kernel_fn *fn, void **user) {
@@ -75,12 +91,13 @@ bool stub_kernel_lookup(const char *name, rocpy_stub_kernel_fn *fn, void **user)
     }
     pthread_mutex_lock(&lock);
     entry_t *e = *find(name);
-    if (e) {
+    bool cpu = lookup_cpu_build(e, name, fn, user);
+    if (e && !cpu) {
         *fn = e->fn;
         *user = e->user;
     }
     pthread_mutex_unlock(&lock);
-    return e != NULL;
+    return e != NULL || cpu;
 }
 
 /* Where the running emulation first met memory out of reach: one slot per
