@@ -71,7 +71,8 @@ def _line(source: str, pos: int) -> int:
 
 
 _FUNCTION = re.compile(r"\b(\w+)\s*\((?:[^;{}()]|\([^()]*\))*\)\s*(?:const\s*)?\{")
-_CALL = re.compile(r"\b(\w+)\s*(?:<[^;{}<>]*>\s*)?\(")
+_WORD = re.compile(r"\b\w+\b")
+_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)((?:[^\n]|\\\n)*)", re.M)
 
 
 def _bodies(code: str) -> dict[str, str]:
@@ -83,19 +84,21 @@ def _bodies(code: str) -> dict[str, str]:
             depth += {"{": 1, "}": -1}.get(code[i], 0)
             i += 1
         out[m.group(1)] = out.get(m.group(1), "") + code[m.end():i]
+    for m in _MACRO.finditer(code):     # a macro is a "function" its users call
+        out[m.group(1)] = out.get(m.group(1), "") + m.group(2)
     return out
 
 
 def _needs_fibers(code: str, kernels: list[str]) -> dict[str, bool]:
-    """Which kernels reach a barrier or warp op, through the functions they call
-    (by name: an overload or a template with one marks them all)."""
+    """Which kernels reach a barrier or warp op, through the functions and macros they
+    name (by name: an overload, a template or an #if branch with one marks them all)."""
     bodies = _bodies(code)
     sync = {f for f, b in bodies.items() if _FIBERS.search(b)}
     changed = True
     while changed:
         changed = False
         for f, b in bodies.items():
-            if f not in sync and any(c.group(1) in sync for c in _CALL.finditer(b)):
+            if f not in sync and any(w.group(0) in sync for w in _WORD.finditer(b)):
                 sync.add(f)
                 changed = True
     return {k: k in sync for k in kernels}

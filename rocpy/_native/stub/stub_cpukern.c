@@ -4,7 +4,7 @@
  * object bundle as the entry ROCPY_CPUKERN_BUNDLE_ID; every bundle the stub
  * parses (HIP modules, HSA code object readers, registered fat binaries all
  * go through stub_codeobject_parse) offers its CPU build here.  It is loaded
- * once per content (dlopen of a memfd), stays loaded for the life of the
+ * once per content (dlopen of a memfd, kept open), stays loaded for the life of the
  * process, and its kernels are found by name (the source's identifier and
  * the symbol dladdr gives, mangled for kernels without extern "C"); a later
  * build's kernel of the same name replaces an earlier one. */
@@ -72,8 +72,12 @@ static void load_build(const uint8_t *so, size_t size) {
         handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
         if (!handle) fprintf(stderr, "rocpy stub: cannot load a CPU build: %s\n", dlerror());
     }
-    close(fd);
-    if (!handle) return;
+    /* the memfd stays open as long as the library is loaded: dlopen knows
+     * objects by name, and a closed fd's number (so its /proc path) is reused */
+    if (!handle) {
+        close(fd);
+        return;
+    }
     int (*abi)(void) = (int (*)(void))dlsym(handle, ROCPY_CPUKERN_ABI_SYMBOL);
     rocpy_cpukern_kernels_fn list =
         (rocpy_cpukern_kernels_fn)dlsym(handle, ROCPY_CPUKERN_KERNELS_SYMBOL);
