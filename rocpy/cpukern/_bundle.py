@@ -19,13 +19,14 @@ _ALIGN = 4096
 
 
 def write_bundle(entries: list[tuple[str, bytes]]) -> bytes:
-    """An uncompressed offload bundle of ``(id, data)`` entries, data 4 KiB-aligned."""
+    """An uncompressed offload bundle of ``(id, data)`` entries, data 4 KiB-aligned
+    (an empty entry, like the host's, points just past the header or the entry before)."""
     head = len(_MAGIC) + 8 + sum(24 + len(i.encode()) for i, _ in entries)
     pos, offsets = head, []
     for _, data in entries:
         if data:
             pos = (pos + _ALIGN - 1) // _ALIGN * _ALIGN
-        offsets.append(pos if data else 0)
+        offsets.append(pos)    # never 0: clang-offload-bundler stops reading at an offset of 0
         pos += len(data)
     out = bytearray(_MAGIC + struct.pack("<Q", len(entries)))
     for (eid, data), off in zip(entries, offsets):

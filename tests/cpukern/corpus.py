@@ -206,7 +206,7 @@ def atomics(dev, mod, scale):
     got = np.concatenate([r32.astype(np.float64), r64.astype(np.float64), f32.astype(np.float64), f64])
     want = np.concatenate([want32.astype(np.float64),
                            [float(((x & 0xffff).astype(np.uint64) << np.uint64(20)).sum()),
-                            float(x.max()), 0.5 * n, x.astype(np.float64).sum() * 0.25]])
+                            float(x.astype(np.int64).astype(np.uint64).max()), 0.5 * n, x.astype(np.float64).sum() * 0.25]])
     return got, want, n
 
 

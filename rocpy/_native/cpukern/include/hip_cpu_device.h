@@ -194,8 +194,9 @@ inline long long wall_clock64() { return clock64(); }
 
 /* ---- printf / assert ----------------------------------------------------- */
 
+#define ROCPY_CPU_ASSERT(e, text) ((e) ? (void)0 : ::rocpy_cpu::assert_failed(text, __FILE__, __LINE__, __func__))
 #undef assert
-#define assert(e) ((e) ? (void)0 : ::rocpy_cpu::assert_failed(#e, __FILE__, __LINE__, __func__))
+#define assert(e) ROCPY_CPU_ASSERT(e, #e)   /* include/cassert keeps it after <cassert> */
 
 namespace rocpy_cpu {
 
