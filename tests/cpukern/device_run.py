@@ -34,7 +34,7 @@ def _nvcc_module(dev, name):
         with open(src, "w") as f:
             f.write(source(name))
         out = os.path.join(tmp, name + ".cubin")
-        subprocess.run([nvcc, "-cubin", f"-arch=sm_{major}{minor}", "-O2", src, "-o", out],
+        subprocess.run([nvcc, "-cubin", f"-arch=sm_{major}{minor}", "-O2", "-x", "cu", src, "-o", out],
                        check=True, capture_output=True, text=True)
         return hip.Module.load(out, dev), "nvcc"
 
@@ -42,6 +42,7 @@ def _nvcc_module(dev, name):
 def main(path: str) -> int:
     from rocpy import hip
     dev = hip.Device(0)
+    dev.context.alloc(4).close()   # a current context before Module.load (CUDA 11 runtime: lazy)
     rows, failures = [], 0
     for case in CASES:
         row = {"case": case.name, "backend": rocpy.backend().name, "device": dev.name}
