@@ -20,7 +20,7 @@ from dataclasses import dataclass
 _HERE = os.path.dirname(os.path.abspath(__file__))
 INCLUDE = os.path.join(os.path.dirname(_HERE), "_native", "cpukern", "include")
 ABI_HEADER = os.path.join(os.path.dirname(_HERE), "_native", "cpukern")
-FLAGS = ("-std=c++17", "-O2", "-fPIC", "-shared", "-pthread", "-fno-strict-aliasing",
+FLAGS = ("-std=c++17", "-O2", "-fPIC", "-shared", "-pthread",
          "-Wno-unused-result")
 
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)

@@ -98,13 +98,27 @@ struct block_ctx {
     bool fibers;               /* false: work-items run as a plain loop */
 };
 
-/* initial-exec: a plain %fs-relative load (threadIdx is read in inner loops);
- * a few bytes of the static TLS surplus glibc keeps for dlopen'ed objects */
-#define ROCPY_CPU_TLS __attribute__((tls_model("initial-exec")))
-inline thread_local item *cur_item ROCPY_CPU_TLS;
-inline thread_local block_ctx *cur_block ROCPY_CPU_TLS;
+/* Kernel code runs only on fiber stacks, each STACK-aligned with the running
+ * work-item's pointer at its base: threadIdx is a mask of the stack pointer
+ * and one load.  (Not thread_local: initial-exec TLS in a dlopen'ed object
+ * fails once glibc's static TLS surplus is spent, and the general model
+ * costs a call per access.) */
+constexpr size_t STACK = 128 * 1024;
+constexpr size_t GUARD = 4096;
 
-inline void *dynamic_shared() { return cur_block->dynamic_shared; }
+inline item *&slot_of(unsigned char *stack) { return *reinterpret_cast<item **>(stack + GUARD); }
+
+__attribute__((always_inline)) inline item *self() {
+    uintptr_t sp;
+#if defined(__x86_64__)
+    asm("movq %%rsp, %0" : "=r"(sp));
+#else
+    sp = (uintptr_t)__builtin_frame_address(0);
+#endif
+    return *reinterpret_cast<item **>((sp & ~(uintptr_t)(STACK - 1)) + GUARD);
+}
+
+inline void *dynamic_shared() { return self()->block->dynamic_shared; }
 
 /* ---- context switch ------------------------------------------------------ */
 
@@ -164,7 +178,6 @@ inline void to_scheduler(item *it) {
             next = n;
             break;
         }
-    cur_item = next;
 #if defined(__x86_64__)
     rocpy_cpu_swap(&it->sp, next ? next->sp : b->sched_sp);
 #else
@@ -173,7 +186,6 @@ inline void to_scheduler(item *it) {
 }
 
 inline void resume(block_ctx *b, item *it) {
-    cur_item = it;
 #if defined(__x86_64__)
     rocpy_cpu_swap(&b->sched_sp, it->sp);
 #else
@@ -181,33 +193,42 @@ inline void resume(block_ctx *b, item *it) {
 #endif
 }
 
-constexpr size_t STACK = 64 * 1024;
-
-/* Fiber stacks of one worker, kept from block to block. */
+/* Fiber stacks of one worker, kept from block to block: STACK-aligned, a
+ * guard page at the base (an overflow faults, not corrupts), the slot of the
+ * work-item's pointer just above it. */
 struct stacks {
     std::vector<unsigned char *> mem;
     ~stacks() {
-        for (auto *m : mem) munmap(m - 4096, STACK + 4096);
+        for (auto *m : mem) munmap(m, STACK);
     }
     unsigned char *get(size_t i) {
         while (mem.size() <= i) {
-            /* a guard page below each stack: an overflow faults, not corrupts */
-            void *m = mmap(nullptr, STACK + 4096, PROT_READ | PROT_WRITE,
+            void *m = mmap(nullptr, 2 * STACK, PROT_READ | PROT_WRITE,
                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
             if (m == MAP_FAILED) return nullptr;
-            mprotect(m, 4096, PROT_NONE);
-            mem.push_back((unsigned char *)m + 4096);
+            uintptr_t lo = (uintptr_t)m, base = (lo + STACK - 1) & ~(uintptr_t)(STACK - 1);
+            if (base > lo) munmap(m, base - lo);
+            if (lo + 2 * STACK > base + STACK) munmap((void *)(base + STACK), lo + 2 * STACK - base - STACK);
+            mprotect((void *)base, GUARD, PROT_NONE);
+            mem.push_back((unsigned char *)base);
         }
         return mem[i];
     }
 };
 
+/* Where work-item i's stack starts below the top: STACK-aligned tops share
+ * one cache set, and every switch would miss; staggered by 17 lines apiece
+ * they spread over 512 sets (at most 32 KiB of the stack). */
+inline size_t stagger(unsigned i) { return (size_t)(i * 64u * 17u) % (32 * 1024); }
+
 inline bool prepare(item *it, unsigned char *stack) {
     if (!stack) return false;
+    slot_of(stack) = it;
 #if defined(__x86_64__)
-    uintptr_t top = ((uintptr_t)(stack + STACK)) & ~(uintptr_t)15;
+    uintptr_t top = ((uintptr_t)(stack + STACK - stagger(it->linear))) & ~(uintptr_t)15;
     void **sp = (void **)top;
-    *--sp = nullptr;                           /* keeps rsp % 16 == 0 after ret */
+    /* after the pops and ret, rsp == top (16-aligned): the call in
+     * rocpy_cpu_fiber_start enters fiber_main with rsp % 16 == 8, as the ABI wants */
     *--sp = (void *)&rocpy_cpu_fiber_start;    /* ret target */
     *--sp = nullptr;                           /* rbp */
     *--sp = nullptr;                           /* rbx */
@@ -218,8 +239,8 @@ inline bool prepare(item *it, unsigned char *stack) {
     it->sp = sp;
 #else
     getcontext(&it->uc);
-    it->uc.uc_stack.ss_sp = stack;
-    it->uc.uc_stack.ss_size = STACK;
+    it->uc.uc_stack.ss_sp = stack + GUARD + 64;
+    it->uc.uc_stack.ss_size = STACK - GUARD - 64;
     it->uc.uc_link = nullptr;
     makecontext(&it->uc, (void (*)())fiber_main, 1, it);
 #endif
@@ -230,9 +251,23 @@ struct kernel_exit {};   /* thrown by a failed assert: ends the work-item */
 
 inline void fiber_main(item *it) {
     block_ctx *b = it->block;
-    try {
-        b->body(b->args);
-    } catch (kernel_exit &) {
+    if (b->fibers) {
+        try {
+            b->body(b->args);
+        } catch (kernel_exit &) {
+        }
+    } else {
+        /* no barrier or warp op: one fiber runs the block's work-items as a loop */
+        item *&slot = slot_of((unsigned char *)(((uintptr_t)__builtin_frame_address(0)) &
+                                                ~(uintptr_t)(STACK - 1)));
+        for (unsigned i = 0; i < b->size && !b->error; i++) {
+            slot = &b->items[i];
+            try {
+                b->body(b->args);
+            } catch (kernel_exit &) {
+            }
+        }
+        slot = it;
     }
     it->state = DONE;
     to_scheduler(it);
@@ -244,9 +279,10 @@ inline void fiber_main(item *it) {
 inline const char *run_fibers(block_ctx *b, stacks &st) {
     for (unsigned i = 0; i < b->size; i++) {
         item *it = &b->items[i];
-        it->state = READY;
+        it->state = b->fibers || i == 0 ? READY : DONE;
         it->wgen = 0;
-        if (!prepare(it, st.get(i))) return "no memory for the work-items' stacks";
+        if ((b->fibers || i == 0) && !prepare(it, st.get(i)))
+            return "no memory for the work-items' stacks";
     }
     for (;;) {
         /* one chain through the ready work-items (to_scheduler), until none is */
@@ -257,7 +293,6 @@ inline const char *run_fibers(block_ctx *b, stacks &st) {
             }
         unsigned done = 0;
         for (unsigned i = 0; i < b->size; i++) done += b->items[i].state == DONE;
-        cur_item = nullptr;
         if (b->error) return b->error;
         if (done == b->size) return nullptr;
         /* release the warps all of whose live lanes wait at a warp op */
@@ -293,7 +328,7 @@ inline const char *run_fibers(block_ctx *b, stacks &st) {
 /* ---- what kernels call --------------------------------------------------- */
 
 inline void barrier() {
-    item *it = cur_item;
+    item *it = self();
     if (!it->block->fibers) {
         it->block->error = "a barrier in a kernel built without fibers";
         throw kernel_exit{};
@@ -305,7 +340,7 @@ inline void barrier() {
 /* Every live lane of the warp deposits `v`; returns the slots of the warp's
  * lanes (index by lane) once all have. */
 inline const uint64_t *warp_exchange(uint64_t v) {
-    item *it = cur_item;
+    item *it = self();
     block_ctx *b = it->block;
     if (!b->fibers) {
         b->error = "a warp operation in a kernel built without fibers";
@@ -319,17 +354,17 @@ inline const uint64_t *warp_exchange(uint64_t v) {
     return slots + w;
 }
 
-inline unsigned lane_id() { return cur_item->linear % cur_block->warp_size; }
+inline unsigned lane_id() { return self()->linear % self()->block->warp_size; }
 
 inline unsigned warp_lanes() {
-    block_ctx *b = cur_block;
-    unsigned w = cur_item->linear - cur_item->linear % b->warp_size;
+    block_ctx *b = self()->block;
+    unsigned w = self()->linear - self()->linear % b->warp_size;
     return std::min(b->warp_size, b->size - w);
 }
 
 inline uint64_t live_mask() {
-    block_ctx *b = cur_block;
-    unsigned w = cur_item->linear - cur_item->linear % b->warp_size, n = warp_lanes();
+    block_ctx *b = self()->block;
+    unsigned w = self()->linear - self()->linear % b->warp_size, n = warp_lanes();
     uint64_t m = 0;
     for (unsigned i = 0; i < n; i++)
         if (b->items[w + i].state != DONE) m |= uint64_t(1) << i;
@@ -478,7 +513,6 @@ inline void worker(dispatch *d) {
         items[i].block = &b;
     }
     fault_trap trap;
-    cur_block = &b;
     for (;;) {
         if (d->status.load(std::memory_order_relaxed) != ROCPY_CPUKERN_OK) break;
         uint64_t n = d->next.fetch_add(1);
@@ -488,7 +522,6 @@ inline void worker(dispatch *d) {
         b.error = nullptr;
         if (sigsetjmp(trap.jb, 1)) {
             /* a fault mid-block: the fibers' stacks are abandoned, as the GPU's waves */
-            cur_item = nullptr;
             char msg[96];
             std::snprintf(msg, sizeof msg, "memory fault at 0x%llx",
                           (unsigned long long)trap.address);
@@ -496,19 +529,7 @@ inline void worker(dispatch *d) {
             break;
         }
         cur_trap = &trap;
-        const char *err = nullptr;
-        if (d->fibers) {
-            err = run_fibers(&b, st);
-        } else {
-            for (unsigned i = 0; i < size && !b.error; i++) {
-                cur_item = &items[i];     /* threadIdx reads it */
-                try {
-                    d->body(d->args);
-                } catch (kernel_exit &) {
-                }
-            }
-            err = b.error;
-        }
+        const char *err = run_fibers(&b, st);
         cur_trap = nullptr;
         if (err) {
             fail(d, ROCPY_CPUKERN_FAILED, err, 0);
@@ -516,8 +537,6 @@ inline void worker(dispatch *d) {
         }
     }
     cur_trap = nullptr;
-    cur_block = nullptr;
-    cur_item = nullptr;
 }
 
 }  // namespace rocpy_cpu

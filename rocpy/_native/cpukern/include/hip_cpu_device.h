@@ -4,11 +4,11 @@
 #ifndef ROCPY_HIP_CPU_DEVICE_H
 #define ROCPY_HIP_CPU_DEVICE_H
 
-#define threadIdx (::rocpy_cpu::cur_item->tid)
-#define blockIdx (::rocpy_cpu::cur_block->bid)
-#define blockDim (::rocpy_cpu::cur_block->bdim)
-#define gridDim (::rocpy_cpu::cur_block->gdim)
-#define warpSize ((int)::rocpy_cpu::cur_block->warp_size)
+#define threadIdx (::rocpy_cpu::self()->tid)
+#define blockIdx (::rocpy_cpu::self()->block->bid)
+#define blockDim (::rocpy_cpu::self()->block->bdim)
+#define gridDim (::rocpy_cpu::self()->block->gdim)
+#define warpSize ((int)::rocpy_cpu::self()->block->warp_size)
 #define hipThreadIdx_x threadIdx.x
 #define hipThreadIdx_y threadIdx.y
 #define hipThreadIdx_z threadIdx.z
@@ -201,7 +201,7 @@ inline long long wall_clock64() { return clock64(); }
 namespace rocpy_cpu {
 
 [[noreturn]] inline void assert_failed(const char *e, const char *file, int line, const char *fn) {
-    block_ctx *b = cur_block;
+    block_ctx *b = self()->block;
     /* as the device assert's message (hipamd's __assert_fail prints it) */
     std::fprintf(stderr, "%s:%d: %s: Device-side assertion `%s' failed.\n", file, line, fn, e);
     std::fflush(stderr);
