@@ -84,6 +84,19 @@ def build_combined(source: str, targets: Iterable[str], name: str = "program.hip
     return combine(cpu.data, gpu)
 
 
-__all__ = ["BUNDLE_ID", "carries_cpu_build", "CpuBuild", "CpuCompileError", "INCLUDE", "build", "build_combined",
+def offer_to_stub(data: bytes) -> bool:
+    """On the stub, load the CPU build ``data`` (a combined file) carries; whether it had one.
+
+    Loaders that hand the stub only the chosen code object (HSA executables) call this
+    first; HIP modules pass the whole file and the stub finds it itself."""
+    from .. import _backend
+    backend = _backend.current()
+    if backend.name != "stub" or not carries_cpu_build(data):
+        return False
+    backend.lib.rocpy_stub_offer_cpu_build(backend.ffi.from_buffer(bytes(data)), len(data))
+    return True
+
+
+__all__ = ["offer_to_stub", "BUNDLE_ID", "carries_cpu_build", "CpuBuild", "CpuCompileError", "INCLUDE", "build", "build_combined",
            "cache_dir", "combine", "compiler", "cpu_build_of", "gpu_code_object", "hipcc_code_object", "scan",
            "write_bundle"]

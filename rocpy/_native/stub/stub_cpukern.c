@@ -18,6 +18,7 @@
 
 #include "stub_co_internal.h"
 #include "stub_core.h"
+#include "stub_cpukern.h"
 #include "../cpukern/rocpy_cpukern.h"
 
 typedef struct cpu_kernel {
@@ -165,4 +166,10 @@ bool stub_cpukern_lookup(const char *name, rocpy_stub_kernel_fn *fn, void **user
     }
     pthread_mutex_unlock(&lock);
     return e != NULL;
+}
+
+/* rocpy.cpukern.offer_to_stub: a loader that passes the stub only the chosen
+ * ELF (rocpy.hsa.Executable.load) offers the whole file's CPU build first. */
+void rocpy_stub_offer_cpu_build(const void *data, size_t size) {
+    if (data) stub_cpukern_offer_bundle(data, size);
 }
