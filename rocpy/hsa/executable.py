@@ -125,10 +125,11 @@ class Executable(Handle):
         target = agent.target
         if target is None:
             raise ValueError(f"{agent!r} has no ISA: code objects load on GPU agents")
-        if not isinstance(source, (bytes, bytearray, memoryview)):
+        if isinstance(source, (str, os.PathLike)):
             with open(source, "rb") as f:
                 source = f.read()
-        _offer_cpu_build(bytes(source))
+        if isinstance(source, (bytes, bytearray, memoryview)):
+            _offer_cpu_build(bytes(source))
         return cls(agent, codeobject.load(source).select(target))
 
     def close(self, stream: Any = None) -> None:
