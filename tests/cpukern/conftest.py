@@ -54,10 +54,11 @@ def stub_only():
         pytest.skip("the stub's CPU builds")
 
 
-def run_child(code: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    """``code`` in a fresh interpreter on the stub (for launches that end the process)."""
+def run_child(code: str, timeout: float = 120, **extra: str) -> subprocess.CompletedProcess:
+    """``code`` in a fresh interpreter on the stub (for launches that end the process, or
+    another stub configuration: ``extra`` environment)."""
     env = dict(os.environ, ROCPY_BACKEND="stub",
-               PYTHONPATH=ROOT + os.pathsep + os.path.join(ROOT, "tests", "cpukern"))
+               PYTHONPATH=ROOT + os.pathsep + os.path.join(ROOT, "tests", "cpukern"), **extra)
     env.pop("PYTHONFAULTHANDLER", None)
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, cwd=ROOT,
                           capture_output=True, text=True, timeout=timeout, check=False)

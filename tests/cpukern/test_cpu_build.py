@@ -176,3 +176,22 @@ def test_a_failed_device_assert_fails_the_launch(dev, compiler, stub_only):
     assert proc.returncode < 0 and "survived" not in proc.stdout, proc.stderr[-2000:]
     assert "Device-side assertion `threadIdx.x < lim' failed" in proc.stderr
     assert "kernel k (CPU build) failed: a device-side assert failed" in proc.stderr
+
+
+def test_warp_operations_at_gfx10_width(compiler, stub_only):
+    """gfx1030 has 32-lane wavefronts: the warp corpus kernels see 32 and still match numpy."""
+    proc = run_child("""
+from rocpy import hip
+from corpus import CASES, check, source
+dev = hip.Device(0)
+print("warp", dev.warp_size, dev.arch, flush=True)
+for case in CASES:
+    if case.name in ("ballot", "warp_reduce"):
+        mod = hip.Program(source(case.file), name=case.file + ".hip").compile(dev)
+        got, want, _ = case.run(dev, mod, 1)
+        check(case, got, want)
+        mod.close()
+        print("ok", case.name, flush=True)
+""", ROCPY_STUB_ARCH="gfx1030")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.split() == ["warp", "32", "gfx1030", "ok", "warp_reduce", "ok", "ballot"]
