@@ -84,6 +84,11 @@ def _read(source: Any) -> tuple[bytes, str]:
     raise TypeError(f"Module.load takes bytes or a path, not {type(source).__name__}")
 
 
+def _carries_cpu_build(data: bytes) -> bool:
+    from ..cpukern import carries_cpu_build
+    return carries_cpu_build(data)
+
+
 def _nvidia_names(data: bytes) -> tuple[str, ...]:
     """Kernel names of a cubin (its ``.text.<name>`` sections) or PTX (``.entry``)."""
     if data[:4] == b"\x7fELF":
@@ -170,6 +175,8 @@ class Module(Handle):
                 codeobject.CodeObjectFile(data, where)
             code = co_file.select(dev.target_id)
             image = code.data
+            if a.name == "stub" and _carries_cpu_build(data):
+                image = data     # the whole file: the stub's loader takes the CPU build from it
             names = tuple(code.kernels)
         use_device(dev._index)
         out = a.ffi.new("hipModule_t *")

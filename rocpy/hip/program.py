@@ -14,7 +14,8 @@ With hipRTC (``hiprtc.h``) where the backend has it: for the device's target
 (``--offload-arch=<target id>``; ``--gpu-architecture=compute_XY`` on
 nvidia).  Where it has none (the stub; Debian ROCm builds without hipRTC,
 whose ``hiprtcCreateProgram`` is in `rocpy.hip.missing`), the installed
-``hipcc --genco`` compiles instead.  A failed compilation raises
+``hipcc --genco`` compiles instead; on the stub the source is also built for
+the CPU (`rocpy.cpukern`) and carried in the same file, so the kernels run.  A failed compilation raises
 `rocpy.HiprtcError` (``HIPRTC_ERROR_COMPILATION``) with the compiler's log in
 the message and in ``.log``; no compiler at all raises
 `rocpy.NotSupportedError`.  Use ``extern "C"`` to keep kernel names unmangled.
@@ -83,6 +84,8 @@ class Program:
             code = self._hiprtc(dev, opts)
         else:
             code = self._hipcc(dev, opts)
+            if api().name == "stub":
+                code = self._with_cpu_build(code, dev, opts)
         self.code = code
         # extern "C" kernels' names carry no types: take them from the declarations
         declared = {name: (types, False)
@@ -141,6 +144,19 @@ class Program:
         if a.lib.hiprtcGetProgramLog(prog, buf):
             return ""
         return a.ffi.string(buf).decode("utf-8", "replace")
+
+    # ---- the stub: the CPU build next to the code object ------------------------------
+
+    def _with_cpu_build(self, code: bytes, dev: Any, opts: list[str]) -> bytes:
+        """``code`` and the source's CPU build (`rocpy.cpukern`) in one bundle, which the
+        stub's module loader picks up: the kernels then run the real source."""
+        from .. import cpukern
+        try:
+            cpu = cpukern.build(self.source, self.name, self.headers, opts)
+        except cpukern.CpuCompileError as exc:
+            raise _compile_error("rocpy cpukern", exc.log) from None
+        elf = cpukern.gpu_code_object(code, dev.target_id)
+        return cpukern.combine(cpu.data, {dev.target_id: elf})
 
     # ---- hipcc ----------------------------------------------------------------------
 

@@ -66,6 +66,12 @@ def _destroy(lib: Any, executable: Any, reader: Any, _data: Any) -> None:
         raise hsa_error(st2, "hsa_code_object_reader_destroy")
 
 
+def _offer_cpu_build(data: bytes) -> None:
+    """On the stub, the CPU build of a combined file (rocpy.cpukern) runs its kernels."""
+    from ..cpukern import offer_to_stub
+    offer_to_stub(data)
+
+
 class Executable(Handle):
     """A frozen HSA executable holding one code object loaded for one agent."""
 
@@ -119,6 +125,11 @@ class Executable(Handle):
         target = agent.target
         if target is None:
             raise ValueError(f"{agent!r} has no ISA: code objects load on GPU agents")
+        if isinstance(source, (str, os.PathLike)):
+            with open(source, "rb") as f:
+                source = f.read()
+        if isinstance(source, (bytes, bytearray, memoryview)):
+            _offer_cpu_build(bytes(source))
         return cls(agent, codeobject.load(source).select(target))
 
     def close(self, stream: Any = None) -> None:

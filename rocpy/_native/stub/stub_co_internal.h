@@ -70,6 +70,9 @@ int stub_co_target_score(const char *code_target, const char *device_target);
 /* ---- bundles (stub_co_bundle.c) ----------------------------------------- */
 
 bool stub_co_is_bundle(const void *data, size_t size);
+/* stub_cpukern.c: a bundle's rocpy CPU build (if it carries one) is loaded.
+ * Weak: the reader is also built alone (tests/stub_c), without it. */
+void stub_cpukern_offer_bundle(const void *data, size_t size) __attribute__((weak));
 bool stub_co_is_compressed_bundle(const void *data, size_t size);
 /* Choose the entry serving device_target (NULL: the first amdgcn one); give
  * its byte range in the bundle. */

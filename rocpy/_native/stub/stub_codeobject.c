@@ -165,6 +165,7 @@ stub_co_status_t stub_codeobject_parse(const void *data, size_t size,
     if (stub_co_is_compressed_bundle(data, size)) return STUB_CO_UNSUPPORTED;
     uint64_t off = 0, len = size;
     if (stub_co_is_bundle(data, size)) {
+        if (stub_cpukern_offer_bundle) stub_cpukern_offer_bundle(data, size);
         stub_co_status_t st = stub_co_bundle_select(data, size, device_target, &off, &len);
         if (st != STUB_CO_OK) return st;
     }

@@ -134,9 +134,6 @@ bool stub_worker_is_current(stub_worker_t *w);
 /* rocpy_stub_dispatch_t and rocpy_stub_kernel_fn live in stub_control.h. */
 /* Look up the emulation of a kernel by its name (without the ".kd" suffix). */
 bool stub_kernel_lookup(const char *name, rocpy_stub_kernel_fn *fn, void **user);
-/* The CPU builds' hook into the lookup (stub_kernel.c's order, step 2): NULL,
- * or a function returning true with the dispatch's runner for `name`. */
-extern bool (*stub_kernel_cpu_hook)(const char *name, rocpy_stub_kernel_fn *fn, void **user);
 /* Run the emulation of d->name; returns 0, or -1 if none is registered, or
  * the emulation's non-zero status.  For STUB_KERNEL_MEMORY_FAULT,
  * *fault_address is the first address out of reach the emulation met
@@ -149,6 +146,10 @@ int stub_kernel_run_mapped(const rocpy_stub_dispatch_t *d, uint64_t peers,
                            uint64_t *fault_address);
 /* Register the C emulations built into the stub (called once at start). */
 void stub_register_builtin_kernels(void);
+/* CPU builds of kernels (stub_cpukern.c): a bundle's CPU build entry is
+ * loaded; lookup finds a kernel of a loaded build by name. */
+/* stub_cpukern_offer_bundle: stub_co_internal.h */
+bool stub_cpukern_lookup(const char *name, rocpy_stub_kernel_fn *fn, void **user);
 /* What an emulation returns when the kernel would touch memory no allocation
  * covers: a GPU memory fault for both runtimes (HSA: the system event
  * handlers, then abort; HIP: abort, as ROCclr does). */

@@ -1,8 +1,8 @@
 /* The kernel emulation registry.  A dispatch of kernel N runs, in this order:
  *   1. the emulation a user registered for N (rocpy_stub_register_kernel:
  *      Python's rocpy.stub.register_kernel, C's rocpy_stub.h);
- *   2. a CPU build of N, through stub_kernel_cpu_hook (NULL until the CPU
- *      kernel runtime sets it: issue 26);
+ *   2. a CPU build of N (stub_cpukern.c: a hipRTC program's or a combined
+ *      bundle's, compiled from the kernel's HIP source for the host);
  *   3. a built-in emulation (stub_builtin_kernels.c), kept under its own
  *      namespaced name "rocpy.builtin.N" and taken only for names enabled
  *      with rocpy_stub_use_builtin / $ROCPY_STUB_BUILTINS (rocpy's own
@@ -31,10 +31,6 @@ static entry_t *entries;         /* users' and built-ins' (namespaced) emulation
 static entry_t *enabled;         /* names whose built-in may run (fn unused) */
 static entry_t *reported;        /* names already reported as having no way to run */
 static pthread_once_t builtins_once = PTHREAD_ONCE_INIT;
-
-/* issue 26's CPU builds: set once by the CPU kernel runtime; returns true
- * and the function that runs the dispatch when it has a build of `name` */
-bool (*stub_kernel_cpu_hook)(const char *name, rocpy_stub_kernel_fn *fn, void **user);
 
 static entry_t **find_in(entry_t **list, const char *name) {
     entry_t **e = list;
@@ -141,7 +137,7 @@ bool stub_kernel_lookup(const char *name, rocpy_stub_kernel_fn *fn, void **user)
     pthread_mutex_lock(&lock);
     entry_t *e = *find_in(&entries, name);                    /* 1. the user's */
     pthread_mutex_unlock(&lock);
-    if (!e && stub_kernel_cpu_hook && stub_kernel_cpu_hook(name, fn, user)) return true;  /* 2. */
+    if (!e && stub_cpukern_lookup(name, fn, user)) return true;  /* 2. */
     if (!e) {                                                 /* 3. an enabled built-in */
         snprintf(key, sizeof key, BUILTIN_PREFIX "%s", name);
         pthread_mutex_lock(&lock);

@@ -1,0 +1,10 @@
+/* The control entry of the stub's CPU builds (stub_cpukern.c; stub_cpukern.cdef). */
+#ifndef ROCPY_STUB_CPUKERN_H
+#define ROCPY_STUB_CPUKERN_H
+
+#include <stddef.h>
+
+/* Load the CPU build a combined file (an offload bundle) carries, if any. */
+void rocpy_stub_offer_cpu_build(const void *data, size_t size);
+
+#endif
