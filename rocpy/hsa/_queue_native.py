@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from .._dispatcher import dispatcher
 from ..errors import hsa_error
 from ._common import api, ticks
+from ._queue_control import set_cu_mask, set_priority
 from ._queue_options import QueueOptions
 from ._queue_state import QueueFailed
 
@@ -70,6 +71,10 @@ def create_native(agent: Agent, h_agent: Any, opts: QueueOptions) -> NativeQueue
                                    retire_array, ticks(WAIT_SLICE))
         if aql == ffi.NULL:
             raise MemoryError("cannot allocate the queue's submission state")
+        if opts.cu_mask_words is not None:
+            set_cu_mask(lib, queue, opts.cu_mask_words)
+        if opts.priority != "normal":
+            set_priority(lib, queue, opts.priority_value)
         if opts.profiling:
             st = lib.hsa_amd_profiling_set_profiler_enabled(queue, 1)
             if st:

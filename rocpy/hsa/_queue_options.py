@@ -1,12 +1,13 @@
 """A `Queue`'s creation options, checked before anything native is made."""
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .. import _args
 from ._common import UINT32_MAX, api, unsigned
+from ._queue_control import cu_mask_words, priority_value
 
 if TYPE_CHECKING:
     from .agent import Agent
@@ -30,12 +31,16 @@ class QueueOptions:
     profiling: bool
     kernarg_bytes: int
     kernarg_segments: int
+    cu_mask_words: list[int] | None   # None: leave every CU on
+    priority: str
+    priority_value: int
 
 
 def queue_options(agent: Agent, size: int | None, type: str,
                   on_error: Callable[[BaseException], Any] | None, *,
                   private_segment_size: int | None, group_segment_size: int | None,
-                  profiling: bool, kernarg_bytes: int, kernarg_segments: int) -> QueueOptions:
+                  profiling: bool, kernarg_bytes: int, kernarg_segments: int,
+                  cu_mask: Iterable[int] | None = None, priority: str = "normal") -> QueueOptions:
     """Check `Queue`'s arguments (TypeError/ValueError naming the argument)."""
     _, lib = api()
     if on_error is not None and not callable(on_error):
@@ -59,5 +64,7 @@ def queue_options(agent: Agent, size: int | None, type: str,
         unsigned(private_segment_size, 32, "private_segment_size")
     group = UINT32_MAX if group_segment_size is None else \
         unsigned(group_segment_size, 32, "group_segment_size")
+    words = None if cu_mask is None else cu_mask_words(cu_mask, agent.compute_units)
     return QueueOptions(size, type, types[type], on_error, private, group, bool(profiling),
-                        kernarg_bytes, kernarg_segments)
+                        kernarg_bytes, kernarg_segments, words, priority,
+                        priority_value(priority))

@@ -28,13 +28,14 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from .. import _reaper
 from .._handle import Handle
-from ._common import agent_handle, api
+from ._common import UINT32_MAX, agent_handle, api
 from ._queue_barrier import Barriers
+from ._queue_control import Control
 from ._queue_native import create_native
 from ._queue_options import DEFAULT_KERNARG_BYTES, DEFAULT_KERNARG_SEGMENTS, queue_options
 from ._queue_profiling import DispatchTime, Profiling
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
 __all__ = ["DispatchTime", "Queue"]
 
 
-class Queue(Submission, Barriers, Profiling, Handle):
+class Queue(Submission, Barriers, Control, Profiling, Handle):
     """An AQL queue of a GPU agent (hsa_queue_create), destroyed at release.
 
     Options: ``size`` in packets (a power of two within the agent's
@@ -58,7 +59,9 @@ class Queue(Submission, Barriers, Profiling, Handle):
     dispatcher thread when the queue fails), ``private_segment_size`` and
     ``group_segment_size`` (hints; default: no limit), ``profiling`` (record
     dispatch timestamps), ``kernarg_bytes``/``kernarg_segments`` (the
-    kernarg ring: default 1 MiB in 4 segments).
+    kernarg ring: default 1 MiB in 4 segments), ``cu_mask`` (the CU indices
+    the queue may use; default every CU) and ``priority`` (``'low'``,
+    ``'normal'``, ``'high'``): both also properties (`_queue_control`).
     """
 
     # at exit a queue goes before the buffers and signals its packets use:
@@ -77,6 +80,8 @@ class Queue(Submission, Barriers, Profiling, Handle):
         "_lib",
         "_lock",
         "_pending",
+        "_priority",
+        "_private_segment_size",
         "_profiling",
         "_refs",
         "_retire",
@@ -95,13 +100,14 @@ class Queue(Submission, Barriers, Profiling, Handle):
                  on_error: Callable[[BaseException], Any] | None = None, *,
                  private_segment_size: int | None = None, group_segment_size: int | None = None,
                  profiling: bool = False, kernarg_bytes: int = DEFAULT_KERNARG_BYTES,
-                 kernarg_segments: int = DEFAULT_KERNARG_SEGMENTS) -> None:
-        _, lib = api()
+                 kernarg_segments: int = DEFAULT_KERNARG_SEGMENTS,
+                 cu_mask: Iterable[int] | None = None, priority: str = "normal") -> None:
         h_agent = agent_handle(agent)
         opts = queue_options(agent, size, type, on_error,
                              private_segment_size=private_segment_size,
                              group_segment_size=group_segment_size, profiling=profiling,
-                             kernarg_bytes=kernarg_bytes, kernarg_segments=kernarg_segments)
+                             kernarg_bytes=kernarg_bytes, kernarg_segments=kernarg_segments,
+                             cu_mask=cu_mask, priority=priority)
         native = create_native(agent, h_agent, opts)
         self._adopt(agent, h_agent, opts, native)
 
@@ -127,6 +133,9 @@ class Queue(Submission, Barriers, Profiling, Handle):
         self._agent_h = h_agent
         self._agent_hv = agent._hv
         self._profiling = opts.profiling
+        self._priority = opts.priority
+        self._private_segment_size = (None if opts.private_segment_size == UINT32_MAX
+                                      else opts.private_segment_size)
         self._retire = retire
         self._seg_bytes = opts.kernarg_bytes // opts.kernarg_segments // 64 * 64
         self.agent = agent

@@ -35,10 +35,23 @@ static uint32_t count_for(const stub_hsa_agent_t *agent) {
     return n;
 }
 
+static uint32_t cu_dwords(const stub_hsa_agent_t *agent) { return (agent->dev->compute_units + 31) / 32; }
+
+/* ROCr AqlQueue constructor: SetCUMasking(0, nullptr), every CU on */
 static void init_cu_mask(stub_queue_t *q) {
     uint32_t cus = q->agent->dev->compute_units;
-    for (uint32_t i = 0; i < 256; i++)
-        if (i < cus) q->cu_mask[i / 32] |= 1u << (i % 32);
+    memset(q->cu_mask, 0, sizeof q->cu_mask);
+    q->cu_mask_dwords = cu_dwords(q->agent);
+    for (uint32_t i = 0; i < cus; i++) q->cu_mask[i / 32] |= 1u << (i % 32);
+}
+
+/* The ISA's major version (gfx906 -> 9, gfx1030 -> 10): ROCr isa()->GetMajorVersion() */
+static unsigned gfx_major(const stub_hsa_agent_t *agent) {
+    const char *g = agent->dev->gfx + 3;
+    size_t n = strlen(g);
+    unsigned major = 0;
+    for (size_t i = 0; i + 2 < n; i++) major = major * 10 + (unsigned)(g[i] - '0');
+    return major;
 }
 
 void stub_queue_free(stub_queue_t *q) {
@@ -194,13 +207,25 @@ hsa_status_t hsa_amd_queue_set_priority(hsa_queue_t *queue, hsa_amd_queue_priori
     HSA_CHECK_PTR(queue);
     stub_queue_t *q = lookup(queue);
     if (!q) return HSA_STATUS_ERROR_INVALID_QUEUE;
+    /* ROCr 5.2 maps the value first (hsa_amd_queue_set_priority), then
+     * AqlQueue::SetPriority refuses a queue an error suspended */
     if (priority != HSA_AMD_QUEUE_PRIORITY_LOW && priority != HSA_AMD_QUEUE_PRIORITY_NORMAL &&
         priority != HSA_AMD_QUEUE_PRIORITY_HIGH)
         return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    if (atomic_load(&q->suspended)) return HSA_STATUS_ERROR_INVALID_QUEUE;
     atomic_store(&q->priority, (int)priority);
     return HSA_STATUS_SUCCESS;
 }
 
+/* ROCr hsa_amd_queue_cu_set_mask + AqlQueue::SetCUMasking: the count must be
+ * a multiple of 32 (0 resets to every CU); the mask is cut to ceil(CUs/32)
+ * dwords and the last dword to the CU count, silently: CU_MASK_REDUCED comes
+ * only from the process-wide HSA_CU_MASK (Flag::cu_mask), which the stub
+ * does not read, so it is never returned here.  A mask of no CU is passed to
+ * the driver as it is (hsaKmtSetQueueCUMask) and accepted.  Since 5.3 a gfx10+
+ * agent (CUs paired in WGPs) refuses a mask enabling one CU of a pair.
+ * The stub keeps the mask and reports it back; it has no effect on where
+ * an emulated kernel runs (a CPU thread: there are no CUs to mask). */
 hsa_status_t hsa_amd_queue_cu_set_mask(const hsa_queue_t *queue, uint32_t num_cu_mask_count,
                                        const uint32_t *cu_mask) {
     HSA_CHECK_OPEN();
@@ -208,26 +233,25 @@ hsa_status_t hsa_amd_queue_cu_set_mask(const hsa_queue_t *queue, uint32_t num_cu
     if (!q) return HSA_STATUS_ERROR_INVALID_QUEUE;
     if (num_cu_mask_count != 0) HSA_CHECK_PTR(cu_mask);
     if (num_cu_mask_count % 32 != 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-    uint32_t cus = q->agent->dev->compute_units;
-    bool reduced = false;
-    pthread_mutex_lock(&q->lock);
-    if (num_cu_mask_count == 0) {
-        memset(q->cu_mask, 0, sizeof q->cu_mask);
-        init_cu_mask(q);
-    } else {
-        for (uint32_t i = 0; i < 256; i++) {
-            bool on = i < num_cu_mask_count && (cu_mask[i / 32] >> (i % 32)) & 1;
-            if (on && i >= cus) reduced = true;
-            on = on && i < cus;
-            q->cu_mask[i / 32] = (q->cu_mask[i / 32] & ~(1u << (i % 32))) | ((uint32_t)on << (i % 32));
+    uint32_t cus = q->agent->dev->compute_units, dwords = cu_dwords(q->agent);
+    uint32_t mask[STUB_CU_MASK_DWORDS] = {0};
+    uint32_t n = num_cu_mask_count == 0 ? dwords : num_cu_mask_count / 32;
+    if (n > dwords) n = dwords;
+    for (uint32_t i = 0; i < n; i++) mask[i] = num_cu_mask_count == 0 ? UINT32_MAX : cu_mask[i];
+    if (n == dwords && cus % 32) mask[dwords - 1] &= (1u << (cus % 32)) - 1;
+    if (stub_rule(STUB_RULE_CU_MASK_WGP_PAIRS) && gfx_major(q->agent) >= 10)
+        for (uint32_t i = 0; i < n * 32; i += 2) {
+            uint32_t pair = (mask[i / 32] >> (i % 32)) & 3;
+            if (pair && pair != 3) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
         }
-        for (uint32_t i = 256; i < num_cu_mask_count; i++)
-            if ((cu_mask[i / 32] >> (i % 32)) & 1) reduced = true;
-    }
+    pthread_mutex_lock(&q->lock);
+    memcpy(q->cu_mask, mask, sizeof mask);
+    q->cu_mask_dwords = n;
     pthread_mutex_unlock(&q->lock);
-    return reduced ? (hsa_status_t)HSA_STATUS_CU_MASK_REDUCED : HSA_STATUS_SUCCESS;
+    return HSA_STATUS_SUCCESS;
 }
 
+/* ROCr AqlQueue::GetCUMasking: the mask as set, zero past its dwords */
 hsa_status_t hsa_amd_queue_cu_get_mask(const hsa_queue_t *queue, uint32_t num_cu_mask_count, uint32_t *cu_mask) {
     HSA_CHECK_OPEN();
     HSA_CHECK_PTR(cu_mask);
@@ -235,7 +259,7 @@ hsa_status_t hsa_amd_queue_cu_get_mask(const hsa_queue_t *queue, uint32_t num_cu
     if (!q) return HSA_STATUS_ERROR_INVALID_QUEUE;
     if (num_cu_mask_count == 0 || num_cu_mask_count % 32 != 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
     pthread_mutex_lock(&q->lock);
-    for (uint32_t i = 0; i < num_cu_mask_count / 32; i++) cu_mask[i] = i < 8 ? q->cu_mask[i] : 0;
+    for (uint32_t i = 0; i < num_cu_mask_count / 32; i++) cu_mask[i] = i < q->cu_mask_dwords ? q->cu_mask[i] : 0;
     pthread_mutex_unlock(&q->lock);
     return HSA_STATUS_SUCCESS;
 }

@@ -84,6 +84,9 @@ static const rule_row_t rules[STUB_RULE_COUNT] = {
     [STUB_RULE_HOST_NODE_PARAMS_NULL_USER_DATA] = {
         "hipGraph(Exec)HostNodeSetParams take a null userData (5.2-5.4: hipErrorInvalidValue)",
         RELEASE(5, 5), "hipamd src/hip_graph.cpp hipGraphHostNodeSetParams"},
+    [STUB_RULE_CU_MASK_WGP_PAIRS] = {
+        "hsa_amd_queue_cu_set_mask on gfx10+ refuses a mask enabling one CU of a WGP pair",
+        RELEASE(5, 3), "ROCR-Runtime src/core/runtime/amd_aql_queue.cpp AqlQueue::SetCUMasking"},
 };
 
 /* Info attributes ROCr added after 5.2, with the first release whose
