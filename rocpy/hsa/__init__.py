@@ -31,19 +31,26 @@ from typing import Any
 
 from .. import _backend
 from .agent import Agent, LinkInfo, PoolAccess
+from .copy_engine import CopyTime, copy_on_engine, copy_profiling, copy_time, engine_status
 from .dispatch import Dispatch
 from .executable import Executable, Kernel
 from .locked import LockedMemory, lock
 from .memory import AccessError, Buffer, Pool, Region
+from .pointer import PointerInfo, pointer_info
+from ._queue_control import CUMaskReducedWarning
 from .queue import DispatchTime, Queue
 from .runtime import Runtime
 from .signal import Signal, WaitTimeout
+from .svm import SvmAttributes, svm_attributes, svm_prefetch, svm_set_attributes
 from .transfer import copy, copy_async, fill
 
 __all__ = [
-    "AccessError", "Agent", "Buffer", "Dispatch", "DispatchTime", "Executable", "Kernel",
-    "LinkInfo", "LockedMemory", "Pool", "PoolAccess", "Queue", "Region", "Runtime", "Signal",
-    "WaitTimeout", "copy", "copy_async", "fill", "lock",
+    "AccessError", "Agent", "Buffer", "CUMaskReducedWarning", "CopyTime", "Dispatch",
+    "DispatchTime", "Executable", "Kernel", "LinkInfo", "LockedMemory", "PointerInfo", "Pool",
+    "PoolAccess", "Queue", "Region", "Runtime", "Signal", "SvmAttributes", "WaitTimeout", "copy",
+    "copy_async",
+    "copy_on_engine", "copy_profiling", "copy_time", "engine_status", "fill", "lock",
+    "pointer_info", "svm_attributes", "svm_prefetch", "svm_set_attributes",
 ]
 
 

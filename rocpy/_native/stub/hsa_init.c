@@ -68,7 +68,8 @@ hsa_status_t hsa_system_get_info(hsa_system_info_t attribute, void *value) {
     case HSA_SYSTEM_INFO_MACHINE_MODEL: *(hsa_machine_model_t *)value = HSA_MACHINE_MODEL_LARGE; break;
     case HSA_SYSTEM_INFO_EXTENSIONS: set_extension_bits(value); break;
     case HSA_AMD_SYSTEM_INFO_BUILD_VERSION: *(const char **)value = "rocpy-stub"; break;
-    case HSA_AMD_SYSTEM_INFO_SVM_SUPPORTED: *(bool *)value = false; break;
+    /* KFD with SVM: attributes and prefetch are modelled in hsa_svm.c */
+    case HSA_AMD_SYSTEM_INFO_SVM_SUPPORTED: *(bool *)value = true; break;
     case HSA_AMD_SYSTEM_INFO_SVM_ACCESSIBLE_BY_DEFAULT:
     case STUB_AMD_SYSTEM_INFO_XNACK_ENABLED: {
         bool all = stub_hsa_gpu_count() > 0;
