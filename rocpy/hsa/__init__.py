@@ -43,10 +43,11 @@ from .runtime import Runtime
 from .signal import Signal, WaitTimeout
 from .svm import SvmAttributes, svm_attributes, svm_prefetch, svm_set_attributes
 from .transfer import copy, copy_async, fill
+from .vmem import AddressRange, Mapping, PhysicalMemory
 
 __all__ = [
-    "AccessError", "Agent", "Buffer", "CUMaskReducedWarning", "CopyTime", "Dispatch",
-    "DispatchTime", "Executable", "Kernel", "LinkInfo", "LockedMemory", "PointerInfo", "Pool",
+    "AccessError", "AddressRange", "Agent", "Buffer", "CUMaskReducedWarning", "CopyTime", "Dispatch",
+    "DispatchTime", "Executable", "Kernel", "LinkInfo", "LockedMemory", "Mapping", "PhysicalMemory", "PointerInfo", "Pool",
     "PoolAccess", "Queue", "Region", "Runtime", "Signal", "SvmAttributes", "WaitTimeout", "copy",
     "copy_async",
     "copy_on_engine", "copy_profiling", "copy_time", "engine_status", "fill", "lock",

@@ -129,12 +129,12 @@ def test_copy_on_engine(gpu, cpu, coarse, host_pool):
     back = host_pool.allocate(4096)
     back.allow_access([gpu])
     assert hsa.engine_status(dst_agent=gpu, src_agent=cpu) == {0, 1}   # both idle
-    done = hsa.Signal(1)
-    hsa.copy_on_engine(dev, src, 4096, engine=0, completion=done)
-    done.wait("eq", 0, timeout=10, raise_on_timeout=True)
-    done.store(1)
+    first, done = hsa.Signal(1), hsa.Signal(1)
+    hsa.copy_on_engine(dev, src, 4096, engine=0, completion=first)
+    first.wait("eq", 0, timeout=10, raise_on_timeout=True)
     hsa.copy_on_engine(back, dev, 4096, engine=1, completion=done)
     done.wait("eq", 0, timeout=10, raise_on_timeout=True)
+    first.close()
     assert (back.numpy(np.uint8) == 7).all()
     # the stub's GPUs have 2 SDMA engines: engine 2 does not exist
     with pytest.raises(HsaError) as e:
@@ -214,10 +214,10 @@ def test_svm_access_decides_what_a_copy_engine_may_reach(rt, gpu, cpu, coarse, p
     done.wait("eq", 0, timeout=10, raise_on_timeout=True)
     assert (pages[:4096] == 1).all()
     hsa.svm_set_attributes(pages, 4096, no_access=[gpu])
-    done.store(1)
+    again = hsa.Signal(1)        # not `done`: its copy keeps what it used until it is 0
     with pytest.raises(HsaError):
-        hsa.copy_async(_addr(pages), dev, 4096, dst_agent=cpu, completion=done)
-    done.close()
+        hsa.copy_async(_addr(pages), dev, 4096, dst_agent=cpu, completion=again)
+    again.close()
 
 
 def test_svm_errors(rt, gpu, cpu, coarse, pages):

@@ -210,6 +210,9 @@ hsa_status_t stub_hsa_engine_post(const stub_hsa_agent_t *agent, void (*fn)(void
 /* Whether GPU `agent` may reach [ptr, ptr+size) of memory the runtime did not
  * allocate, through SVM attributes (hsa_svm.c). */
 bool stub_hsa_svm_gpu_access(const stub_hsa_agent_t *agent, const void *ptr, size_t size);
+/* Likewise through hsa_amd_vmem_set_access (hsa_vmem.c; false where the headers have no vmem). */
+bool stub_hsa_vmem_gpu_access(const stub_hsa_agent_t *agent, const void *ptr, size_t size);
+bool stub_hsa_vmem_supported(void);
 
 /* ---- queues (hsa_queue.c) --------------------------------------------- */
 
