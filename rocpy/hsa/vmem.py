@@ -14,9 +14,9 @@ every object raises `NotSupportedError` naming the missing function.  A
 `Mapping` holds its range and its memory (closing them first waits for the
 mapping: ROCr refuses to free a range still mapped, and keeps released
 memory until it is unmapped).  Access is per mapping; ``'none'`` removes it.
-On the stub a mapping is host memory (a memfd) for every agent: the CPU's
-permission is the page protection, a GPU's what its kernels and copy
-engines check.
+On the stub a mapping is host memory (a memfd): a GPU's permission is what
+its kernels and copy engines check; the CPU's is recorded but not enforced
+(the stub's GPUs are CPU threads that need the pages).
 """
 from __future__ import annotations
 

@@ -279,3 +279,33 @@ def test_cu_mask_past_256_cus(run_python, stub_only):
     proc = run_python(code, env={"ROCPY_STUB_ARCH": "gfx942"})
     assert proc.returncode == 0, proc.stderr
     assert "ALL 304 True" in proc.stdout and "HIGH [300, 303]" in proc.stdout
+
+
+def test_hsa_cu_mask_reduces_and_warns(run_python, stub_only):
+    """ROCr's HSA_CU_MASK (Flag::parse_masks): every queue of GPU 0 starts with those CUs;
+    asking for others gives CU_MASK_REDUCED, a CUMaskReducedWarning, the mask as applied."""
+    code = """
+        import warnings
+        from rocpy import hsa
+        with hsa.Runtime() as rt:
+            gpu = rt.gpu_agents[0]
+            with gpu.create_queue() as q:
+                print("START", sorted(q.cu_mask))
+                with warnings.catch_warnings(record=True) as w:
+                    warnings.simplefilter("always")
+                    q.cu_mask = range(0, 32)
+                    q.cu_mask = [2, 3]                  # inside the global mask: no warning
+                    q.cu_mask = None                    # every CU: reduced again
+                print("WARNED", [type(x.message).__name__ for x in w])
+                print("NOW", sorted(q.cu_mask))
+    """
+    proc = run_python(code, env={"HSA_CU_MASK": "0:0-7, 16-19 ; 1:0x3", "ROCPY_STUB_ARCH": "gfx90a"})
+    assert proc.returncode == 0, proc.stderr
+    want = list(range(8)) + [16, 17, 18, 19]
+    assert f"START {want}" in proc.stdout
+    assert "WARNED ['CUMaskReducedWarning', 'CUMaskReducedWarning']" in proc.stdout
+    assert f"NOW {want}" in proc.stdout
+    # a malformed setting is ignored, as ROCr does
+    proc = run_python(code, env={"HSA_CU_MASK": "0:7-3", "ROCPY_STUB_ARCH": "gfx90a"})
+    assert proc.returncode == 0, proc.stderr
+    assert f"START {list(range(104))}" in proc.stdout and "WARNED []" in proc.stdout

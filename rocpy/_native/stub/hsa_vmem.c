@@ -4,11 +4,13 @@
  *
  * A reservation is an inaccessible anonymous mapping (mmap PROT_NONE: the
  * address space is really held); a handle's memory is a memfd (what the GPU
- * BO would be); a map puts it at the address with no access (ROCr maps with
- * HSA_ACCESS_PERMISSION_NONE) and set_access opens it: the CPU's
- * permission is the page protection (a CPU touching memory it was not granted
- * faults, as it would), a GPU's is what the stub's kernels and copy engines
- * check (stub_hsa_accessible).  As in ROCr a map uses the handle from its
+ * BO would be); a map puts it at the address with no agent's access (ROCr
+ * maps with HSA_ACCESS_PERMISSION_NONE) and set_access grants it: a GPU's
+ * permission is what the stub's kernels and copy engines check
+ * (stub_hsa_accessible).  The CPU's is recorded but not enforced: the pages
+ * stay readable and writable, because the stub's GPUs are CPU threads that
+ * must reach them (a CPU touching memory it was not granted would fault on
+ * hardware, and does not here).  As in ROCr a map uses the handle from its
  * start: `in_offset` is not used (VMemoryHandleMap exports the BO at offset 0).
  * Export and import go through the memfd (a dma-buf in ROCr); an import
  * outside the exporting process is not modelled (the stub has no shared pool
@@ -217,7 +219,8 @@ hsa_status_t hsa_amd_vmem_map(void *va, size_t size, size_t in_offset, hsa_amd_v
     if (st == HSA_STATUS_SUCCESS && !m) st = HSA_STATUS_ERROR_INVALID_ARGUMENT;
     if (st == HSA_STATUS_SUCCESS && size > m->size) st = HSA_STATUS_ERROR_OUT_OF_RESOURCES;   /* export fails */
     if (st == HSA_STATUS_SUCCESS && !(mp = calloc(1, sizeof *mp))) st = HSA_STATUS_ERROR_OUT_OF_RESOURCES;
-    if (st == HSA_STATUS_SUCCESS && mmap(va, size, PROT_NONE, MAP_SHARED | MAP_FIXED, m->fd, 0) == MAP_FAILED)
+    if (st == HSA_STATUS_SUCCESS &&
+        mmap(va, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, m->fd, 0) == MAP_FAILED)
         st = HSA_STATUS_ERROR;
     if (st == HSA_STATUS_SUCCESS) {
         mp->va = a;
@@ -259,23 +262,14 @@ hsa_status_t hsa_amd_vmem_unmap(void *va, size_t size) {
     return st;
 }
 
-static int prot_of(hsa_access_permission_t perm) {
-    return perm == HSA_ACCESS_PERMISSION_RW ? PROT_READ | PROT_WRITE
-           : perm == HSA_ACCESS_PERMISSION_RO ? PROT_READ
-           : perm == HSA_ACCESS_PERMISSION_WO ? PROT_WRITE
-                                               : PROT_NONE;
-}
-
-static void grant(mapping_t *mp, int agent, hsa_access_permission_t perm) {
+static void perm_grant(mapping_t *mp, int agent, hsa_access_permission_t perm) {
     mp->allowed[agent] = true;
     mp->perms[agent] = perm;
-    if (agent == 0) mprotect((void *)mp->va, mp->size, prot_of(perm));
 }
 
-static void revoke(mapping_t *mp, int agent) {
+static void perm_revoke(mapping_t *mp, int agent) {
     mp->allowed[agent] = false;
     mp->perms[agent] = HSA_ACCESS_PERMISSION_NONE;
-    if (agent == 0) mprotect((void *)mp->va, mp->size, PROT_NONE);
 }
 
 /* ROCr Runtime::VMemorySetAccess: every chunk of [va, va+size) must be a whole
@@ -311,15 +305,15 @@ hsa_status_t hsa_amd_vmem_set_access(void *va, size_t size, const hsa_amd_memory
         for (size_t c = 0; c < n; c++) {
             mapping_t *mp = chunks[c];
             if (!mp->allowed[idx[i]]) {
-                grant(mp, idx[i], desc[i].permissions);
+                perm_grant(mp, idx[i], desc[i].permissions);
                 continue;
             }
             if (mp->perms[idx[i]] == desc[i].permissions) continue;
-            grant(mp, idx[i], desc[i].permissions);
+            perm_grant(mp, idx[i], desc[i].permissions);
             for (int ag = 0; ag < MAX_AGENTS; ag++) {
                 bool listed = false;
                 for (size_t j = 0; j < desc_cnt; j++) listed = listed || idx[j] == ag;
-                if (mp->allowed[ag] && !listed) revoke(mp, ag);
+                if (mp->allowed[ag] && !listed) perm_revoke(mp, ag);
             }
         }
     pthread_mutex_unlock(&lock);
