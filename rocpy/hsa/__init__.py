@@ -35,23 +35,30 @@ from typing import Any
 
 from .. import _backend
 from .agent import Agent, LinkInfo, PoolAccess
+from .copy_engine import CopyTime, copy_on_engine, copy_profiling, copy_time, engine_status
 from .dispatch import Dispatch
 from .events import MemoryFault, SystemEvent
 from .executable import Executable, Kernel
 from .ipc import IpcHandle, IpcMemory, ipc_export
 from .locked import LockedMemory, lock
 from .memory import AccessError, Buffer, Pool, Region
+from .pointer import PointerInfo, pointer_info
+from ._queue_control import CUMaskReducedWarning
 from .queue import DispatchTime, Queue
 from .runtime import Runtime
 from .signal import Signal, WaitTimeout
 from .signal_group import SignalGroup
+from .svm import SvmAttributes, svm_attributes, svm_prefetch, svm_set_attributes
 from .transfer import copy, copy_async, fill
+from .vmem import AddressRange, Mapping, PhysicalMemory
 
 __all__ = [
-    "AccessError", "Agent", "Buffer", "Dispatch", "DispatchTime", "Executable", "IpcHandle",
-    "IpcMemory", "Kernel", "LinkInfo", "LockedMemory", "MemoryFault", "Pool", "PoolAccess", "Queue",
-    "Region", "Runtime", "Signal", "SignalGroup", "SystemEvent", "WaitTimeout", "copy",
-    "copy_async", "fill", "ipc_export", "lock",
+    "AccessError", "AddressRange", "Agent", "Buffer", "CUMaskReducedWarning", "CopyTime", "Dispatch",
+    "DispatchTime", "Executable", "IpcHandle", "IpcMemory", "Kernel", "LinkInfo", "LockedMemory", "Mapping",
+    "MemoryFault", "PhysicalMemory", "PointerInfo", "Pool", "PoolAccess", "Queue", "Region", "Runtime", "Signal",
+    "SignalGroup", "SvmAttributes", "SystemEvent", "WaitTimeout", "copy", "copy_async", "copy_on_engine",
+    "copy_profiling", "copy_time", "engine_status", "fill", "ipc_export", "lock", "pointer_info",
+    "svm_attributes", "svm_prefetch", "svm_set_attributes",
 ]
 
 

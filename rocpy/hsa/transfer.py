@@ -125,7 +125,16 @@ def copy_async(dst: Any, src: Any, size: int, *, completion: Signal, deps: Seque
     (their release then waits for it).  A copy of 0 bytes does nothing and
     never signals (as ROCr): nothing is kept for it.
     """
+    _submit_async("hsa_amd_memory_async_copy", (), dst, src, size, completion, deps,
+                  dst_agent, src_agent)
+
+
+def _submit_async(call: str, extra: tuple[Any, ...], dst: Any, src: Any, size: int,
+                  completion: Signal, deps: Sequence[Signal], dst_agent: Agent | None,
+                  src_agent: Agent | None) -> None:
+    """`copy_async`'s checks and keep-alives around `call` (extra arguments after the signal)."""
     ffi, lib = api()
+    fn = getattr(lib, call)
     d, s, size = _ends(dst, src, size)
     da, sa = _agent_of(dst, dst_agent, "dst"), _agent_of(src, src_agent, "src")
     if size:
@@ -141,10 +150,10 @@ def copy_async(dst: Any, src: Any, size: int, *, completion: Signal, deps: Seque
     # the copy engine reaches both ends and the signals until completion drops to 0:
     # a close() meanwhile must not free them (it frees after the borrows are dropped)
     borrows = borrow_all((dst, src, completion, *deps))
-    st = lib.hsa_amd_memory_async_copy(ffi.cast("void *", d), da, ffi.cast("void *", s), sa, size,
-                                       len(deps), handles if deps else ffi.NULL, done)
+    st = fn(ffi.cast("void *", d), da, ffi.cast("void *", s), sa, size,
+            len(deps), handles if deps else ffi.NULL, done, *extra)
     if st:
-        raise hsa_error(st, "hsa_amd_memory_async_copy")
+        raise hsa_error(st, call)
     if size:   # ROCr returns at once for 0 bytes: the signal never moves
         load = lib.hsa_signal_load_relaxed   # on the raw handle: the borrow keeps it valid
         _reaper.keep_alive_until(lambda: load(done) <= 0, dst, src, completion, deps, borrows)

@@ -203,8 +203,8 @@ def test_barrier_or_waits_for_any(q):
 
 
 def test_barrier_arguments(q):
-    with pytest.raises(ValueError, match="at most 5 dependency signals"):
-        q.barrier_and([hsa.Signal(0) for _ in range(6)])
+    with pytest.raises(ValueError, match="barrier-OR packet takes at most 5 dependency signals"):
+        q.barrier_or([hsa.Signal(0) for _ in range(6)])   # barrier_and chains (test_queue_control)
     with pytest.raises(TypeError, match=r"deps\[0\] must be an hsa.Signal"):
         q.barrier_or([1])
     q.barrier_and([])                       # no dependencies: completes at once

@@ -122,6 +122,7 @@ static void deliver_error(void *p) {
 
 static void report(stub_queue_t *q, hsa_status_t status) {
     atomic_store(&q->state, QUEUE_INACTIVE);
+    atomic_store(&q->suspended, true);
     queue_error_t *e = malloc(sizeof *e);
     if (!e) stub_abort("queue error", "out of memory reporting status 0x%x", (unsigned)status);
     *e = (queue_error_t){q->callback, q->callback_data, &q->q, status};
@@ -131,6 +132,7 @@ static void report(stub_queue_t *q, hsa_status_t status) {
 
 static outcome_t fault(stub_queue_t *q, uint64_t address) {
     atomic_store(&q->state, QUEUE_INACTIVE);
+    atomic_store(&q->suspended, true);
     stub_hsa_memory_fault(q->agent, address, HSA_AMD_MEMORY_FAULT_PAGE_NOT_PRESENT);
     return FAULTED;
 }
@@ -263,7 +265,9 @@ static bool execute(stub_queue_t *q, const hsa_kernel_dispatch_packet_t *packet,
     else if (type == HSA_PACKET_TYPE_BARRIER_AND || type == HSA_PACKET_TYPE_BARRIER_OR)
         out = barrier(q, (const hsa_barrier_and_packet_t *)packet, type == HSA_PACKET_TYPE_BARRIER_AND, &status);
     else
-        status = HSA_STATUS_ERROR_INVALID_PACKET_FORMAT;   /* agent dispatch, vendor specific, unknown */
+        /* agent dispatch, vendor specific, unknown: the command processor serves
+         * none of them (ROCr AqlQueue::ExceptionHandler, EC_QUEUE_PACKET_UNSUPPORTED) */
+        status = HSA_STATUS_ERROR_INVALID_PACKET_FORMAT;
     if (out == DONE) {
         uint64_t end = stub_now_ns();
         if (completion && atomic_load(&q->profiling))

@@ -1,8 +1,13 @@
 /* Copies and fills: hsa_memory_copy, hsa_amd_memory_async_copy(_on_engine),
- * hsa_amd_memory_fill.  Asynchronous copies run on a copy engine, a FIFO
- * worker per GPU agent (plus one for CPU-to-CPU copies): each waits for its
- * dependency signals to reach 0, copies, then decrements its completion
- * signal by 1, as ROCr's blit engines do (amd_blit_sdma.cpp). */
+ * hsa_amd_memory_copy_engine_status, hsa_amd_memory_fill.  Asynchronous
+ * copies run on a copy engine, a FIFO worker: per GPU agent one per ROCr
+ * blit (GpuAgent::BlitEnum: 0 device-to-device, the blit kernel; 1 host-to-
+ * device, SDMA0; 2 device-to-host, SDMA1: the stub's GPUs report 2 SDMA
+ * engines and no xGMI ones), plus one for CPU-to-CPU copies.  Each waits
+ * for its dependency signals to reach 0, copies, then decrements its
+ * completion signal by 1, as ROCr's blit engines do (amd_blit_sdma.cpp).
+ * An engine's speed is the CPU's memmove: the choice of engine changes
+ * which worker (and which FIFO order) a copy gets, not how fast it is. */
 #include "hsa_internal.h"
 
 #include <stdatomic.h>
@@ -10,7 +15,11 @@
 #include <string.h>
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static stub_worker_t *engines[1 + STUB_MAX_DEVICES];   /* [0]: CPU copies */
+#define BLIT_D2D 0
+#define BLIT_H2D 1
+#define BLIT_D2H 2
+#define NUM_SDMA 2                                        /* HSA_AMD_AGENT_INFO_NUM_SDMA_ENG */
+static stub_worker_t *engines[1 + STUB_MAX_DEVICES][3];  /* [0][0]: CPU copies */
 static stub_signal_t *stopping;                        /* non-zero: shutting down */
 
 typedef struct copy_task {
@@ -62,20 +71,59 @@ static void run_copy(void *p) {
 }
 
 /* caller holds lock */
-static stub_worker_t *engine_for(const stub_hsa_agent_t *agent) {
+static stub_worker_t *engine_for(const stub_hsa_agent_t *agent, int blit) {
     int slot = agent->is_gpu ? 1 + agent->device : 0;
     if (!stopping && !(stopping = stub_sig_create_internal(0))) return NULL;
-    if (!engines[slot]) engines[slot] = stub_worker_create(agent->is_gpu ? "hsa-copy-engine" : "hsa-cpu-copy");
-    return engines[slot];
+    if (!engines[slot][blit])
+        engines[slot][blit] = stub_worker_create(agent->is_gpu ? "hsa-copy-engine" : "hsa-cpu-copy");
+    return engines[slot][blit];
+}
+
+/* ROCr GpuAgent::DmaCopy's choice: by direction (the copy agent's view) */
+static int default_blit(const stub_hsa_agent_t *dst, const stub_hsa_agent_t *src) {
+    if (!src->is_gpu && !dst->is_gpu) return BLIT_D2D;   /* the CPU's one worker */
+    if (!src->is_gpu) return BLIT_H2D;
+    if (!dst->is_gpu) return BLIT_D2H;
+    return BLIT_D2D;
+}
+
+typedef struct posted {
+    void (*fn)(void *arg, stub_signal_t *stop);
+    void *arg;
+    stub_signal_t *stop;
+} posted_t;
+
+static void run_posted(void *p) {
+    posted_t t = *(posted_t *)p;
+    free(p);
+    t.fn(t.arg, t.stop);
+}
+
+hsa_status_t stub_hsa_engine_post(const stub_hsa_agent_t *agent, void (*fn)(void *arg, stub_signal_t *stop),
+                                  void *arg) {
+    posted_t *t = malloc(sizeof *t);
+    if (!t) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+    *t = (posted_t){fn, arg, NULL};
+    pthread_mutex_lock(&lock);
+    stub_worker_t *w = engine_for(agent, BLIT_D2D);
+    t->stop = stopping;
+    uint64_t ticket = w ? stub_worker_submit(w, run_posted, t) : 0;
+    pthread_mutex_unlock(&lock);
+    if (!ticket) {
+        free(t);
+        return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+    }
+    return HSA_STATUS_SUCCESS;
 }
 
 void stub_hsa_copy_shutdown(void) {
     pthread_mutex_lock(&lock);
     if (stopping) stub_sig_store(stopping, 1);
-    for (int i = 0; i <= STUB_MAX_DEVICES; i++) {
-        stub_worker_destroy(engines[i]);   /* runs what is queued (cancelled), then stops */
-        engines[i] = NULL;
-    }
+    for (int i = 0; i <= STUB_MAX_DEVICES; i++)
+        for (int b = 0; b < 3; b++) {
+            stub_worker_destroy(engines[i][b]);   /* runs what is queued (cancelled), then stops */
+            engines[i][b] = NULL;
+        }
     if (stopping) stub_sig_destroy_internal(stopping);
     stopping = NULL;
     pthread_mutex_unlock(&lock);
@@ -83,9 +131,13 @@ void stub_hsa_copy_shutdown(void) {
 
 /* Both ranges must be reachable by the agent that does the copy: the
  * source GPU, else the destination agent (ROCr Runtime::CopyMemory). */
+static hsa_status_t engine_blit(const stub_hsa_agent_t *copy, const stub_hsa_agent_t *da,
+                                 const stub_hsa_agent_t *sa, uint32_t engine_id, bool force, int *blit);
+
+/* engine_id 0: ROCr's own choice (hsa_amd_memory_async_copy) */
 static hsa_status_t submit(void *dst, hsa_agent_t dst_agent, const void *src, hsa_agent_t src_agent,
                            size_t size, uint32_t num_dep_signals, const hsa_signal_t *dep_signals,
-                           hsa_signal_t completion_signal) {
+                           hsa_signal_t completion_signal, uint32_t engine_id, bool force_sdma) {
     HSA_CHECK_OPEN();
     HSA_CHECK_PTR(dst);
     HSA_CHECK_PTR(src);
@@ -100,6 +152,11 @@ static hsa_status_t submit(void *dst, hsa_agent_t dst_agent, const void *src, hs
     if (st != HSA_STATUS_SUCCESS) return st;
     if (size == 0) return HSA_STATUS_SUCCESS;   /* ROCr: nothing is signalled either */
     const stub_hsa_agent_t *agent = sa->is_gpu ? sa : da;
+    int blit = default_blit(da, sa);
+    if (engine_id) {
+        st = engine_blit(agent, da, sa, engine_id, force_sdma, &blit);
+        if (st != HSA_STATUS_SUCCESS) return st;
+    }
     if (!stub_hsa_accessible(agent, dst, size) || !stub_hsa_accessible(agent, src, size))
         return HSA_STATUS_ERROR_INVALID_ARGUMENT;
     copy_task_t *t = calloc(1, sizeof *t + num_dep_signals * sizeof(stub_signal_t *));
@@ -119,7 +176,7 @@ static hsa_status_t submit(void *dst, hsa_agent_t dst_agent, const void *src, hs
         return HSA_STATUS_ERROR_INVALID_SIGNAL;   /* destroyed meanwhile */
     }
     pthread_mutex_lock(&lock);
-    stub_worker_t *w = engine_for(agent);
+    stub_worker_t *w = engine_for(agent, blit);
     t->stop = stopping;
     uint64_t ticket = w ? stub_worker_submit(w, run_copy, t) : 0;
     pthread_mutex_unlock(&lock);
@@ -135,19 +192,67 @@ static hsa_status_t submit(void *dst, hsa_agent_t dst_agent, const void *src, hs
 hsa_status_t hsa_amd_memory_async_copy(void *dst, hsa_agent_t dst_agent, const void *src, hsa_agent_t src_agent,
                                        size_t size, uint32_t num_dep_signals, const hsa_signal_t *dep_signals,
                                        hsa_signal_t completion_signal) {
-    return submit(dst, dst_agent, src, src_agent, size, num_dep_signals, dep_signals, completion_signal);
+    return submit(dst, dst_agent, src, src_agent, size, num_dep_signals, dep_signals, completion_signal, 0, false);
 }
 
-#if HSA_AMD_INTERFACE_VERSION_MAJOR > 1 || HSA_AMD_INTERFACE_VERSION_MINOR >= 2
-/* The stub has one engine per agent: any single engine id selects it. */
+/* ROCr Runtime::CopyMemoryOnEngine + GpuAgent::DmaCopyOnEngine: the id must be
+ * one bit (its offset, ffs, names the blit: SDMA0 -> 1 host-to-device, SDMA1
+ * -> 2 device-to-host), within the agent's SDMA engines; gfx90a takes SDMA0
+ * for host-to-device copies only (a RAS issue); a copy within one GPU runs on
+ * the blit kernel unless force_copy_on_sdma.  A CPU-to-CPU copy has no
+ * engine to choose (core::Agent::DmaCopyOnEngine: HSA_STATUS_ERROR). */
+static hsa_status_t engine_blit(const stub_hsa_agent_t *copy, const stub_hsa_agent_t *da,
+                                 const stub_hsa_agent_t *sa, uint32_t engine_id, bool force, int *blit) {
+    int offset = __builtin_ffs((int)engine_id);
+    if (!engine_id || (engine_id >> offset) != 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    if (!copy->is_gpu) return HSA_STATUS_ERROR;
+    if (offset > NUM_SDMA) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    bool same_gpu = da == sa && da == copy;
+    bool h2d = !sa->is_gpu && da->is_gpu;
+    bool limit_h2d = strcmp(copy->dev->gfx, "gfx90a") == 0;
+    if (!h2d && !same_gpu && limit_h2d && offset == BLIT_H2D) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    *blit = same_gpu && !force ? BLIT_D2D : offset;
+    return HSA_STATUS_SUCCESS;
+}
+
+#ifdef ROCPY_HAVE_hsa_amd_memory_async_copy_on_engine
 hsa_status_t hsa_amd_memory_async_copy_on_engine(void *dst, hsa_agent_t dst_agent, const void *src,
                                                  hsa_agent_t src_agent, size_t size, uint32_t num_dep_signals,
                                                  const hsa_signal_t *dep_signals, hsa_signal_t completion_signal,
                                                  hsa_amd_sdma_engine_id_t engine_id, bool force_copy_on_sdma) {
-    (void)force_copy_on_sdma;
+    /* a 0 id is refused only for a copy that happens (size > 0), after the other checks */
     uint32_t id = (uint32_t)engine_id;
-    if (size > 0 && (id == 0 || (id & (id - 1)) != 0)) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-    return submit(dst, dst_agent, src, src_agent, size, num_dep_signals, dep_signals, completion_signal);
+    return submit(dst, dst_agent, src, src_agent, size, num_dep_signals, dep_signals, completion_signal,
+                  id ? id : UINT32_MAX, force_copy_on_sdma);
+}
+#endif
+
+#ifdef ROCPY_HAVE_hsa_amd_memory_copy_engine_status
+/* ROCr Runtime::CopyMemoryStatus + GpuAgent::DmaCopyStatus: the engines the
+ * copy agent (the source GPU, else the destination) has free for that
+ * direction (DmaEngineIsFree: nothing pending; here: the worker is idle);
+ * none free is HSA_STATUS_ERROR_OUT_OF_RESOURCES. */
+hsa_status_t hsa_amd_memory_copy_engine_status(hsa_agent_t dst_agent, hsa_agent_t src_agent,
+                                               uint32_t *engine_ids_mask) {
+    HSA_CHECK_OPEN();
+    stub_hsa_agent_t *da = stub_hsa_agent(dst_agent), *sa = stub_hsa_agent(src_agent);
+    if (!da || !sa) return HSA_STATUS_ERROR_INVALID_AGENT;
+    if (da == sa) return HSA_STATUS_ERROR_INVALID_AGENT;
+    const stub_hsa_agent_t *copy = sa->is_gpu ? sa : da;
+    if (!copy->is_gpu) return HSA_STATUS_ERROR;   /* core::Agent::DmaCopyStatus */
+    HSA_CHECK_PTR(engine_ids_mask);
+    bool h2d = !sa->is_gpu && da->is_gpu;
+    bool limit_h2d = strcmp(copy->dev->gfx, "gfx90a") == 0;
+    int slot = 1 + copy->device;
+    uint32_t mask = 0;
+    pthread_mutex_lock(&lock);
+    if ((!engines[slot][BLIT_H2D] || stub_worker_idle(engines[slot][BLIT_H2D])) && (h2d || !limit_h2d))
+        mask |= HSA_AMD_SDMA_ENGINE_0;
+    if (!engines[slot][BLIT_D2H] || stub_worker_idle(engines[slot][BLIT_D2H]))
+        mask |= NUM_SDMA > 1 ? HSA_AMD_SDMA_ENGINE_1 : HSA_AMD_SDMA_ENGINE_0;
+    pthread_mutex_unlock(&lock);
+    *engine_ids_mask = mask;
+    return mask ? HSA_STATUS_SUCCESS : HSA_STATUS_ERROR_OUT_OF_RESOURCES;
 }
 #endif
 

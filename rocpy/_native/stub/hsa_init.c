@@ -68,7 +68,8 @@ hsa_status_t hsa_system_get_info(hsa_system_info_t attribute, void *value) {
     case HSA_SYSTEM_INFO_MACHINE_MODEL: *(hsa_machine_model_t *)value = HSA_MACHINE_MODEL_LARGE; break;
     case HSA_SYSTEM_INFO_EXTENSIONS: set_extension_bits(value); break;
     case HSA_AMD_SYSTEM_INFO_BUILD_VERSION: *(const char **)value = "rocpy-stub"; break;
-    case HSA_AMD_SYSTEM_INFO_SVM_SUPPORTED: *(bool *)value = false; break;
+    /* KFD with SVM: attributes and prefetch are modelled in hsa_svm.c */
+    case HSA_AMD_SYSTEM_INFO_SVM_SUPPORTED: *(bool *)value = true; break;
     case HSA_AMD_SYSTEM_INFO_SVM_ACCESSIBLE_BY_DEFAULT:
     case STUB_AMD_SYSTEM_INFO_XNACK_ENABLED: {
         bool all = stub_hsa_gpu_count() > 0;
@@ -77,8 +78,9 @@ hsa_status_t hsa_system_get_info(hsa_system_info_t attribute, void *value) {
         break;
     }
     case STUB_AMD_SYSTEM_INFO_MWAITX_ENABLED:
-    case STUB_AMD_SYSTEM_INFO_DMABUF_SUPPORTED:
-    case STUB_AMD_SYSTEM_INFO_VIRTUAL_MEM_API_SUPPORTED: *(bool *)value = false; break;
+    case STUB_AMD_SYSTEM_INFO_DMABUF_SUPPORTED: *(bool *)value = false; break;
+    /* hsa_vmem.c, where the headers declare the calls */
+    case STUB_AMD_SYSTEM_INFO_VIRTUAL_MEM_API_SUPPORTED: *(bool *)value = stub_hsa_vmem_supported(); break;
     /* the emulated release's hsa_ext_amd.h interface version, not the headers' */
     case STUB_AMD_SYSTEM_INFO_EXT_VERSION_MAJOR: *(uint16_t *)value = 1; break;
     case STUB_AMD_SYSTEM_INFO_EXT_VERSION_MINOR: *(uint16_t *)value = (uint16_t)stub_hsa_interface_minor(); break;

@@ -221,6 +221,16 @@ void stub_hsa_async_shutdown(void);
 /* ---- copies (hsa_copy.c) ---------------------------------------------- */
 
 void stub_hsa_copy_shutdown(void);
+/* Run fn(arg, stop) on `agent`'s first copy engine (in its FIFO order);
+ * `stop` becomes non-zero at shutdown, when fn must give up waiting. */
+hsa_status_t stub_hsa_engine_post(const stub_hsa_agent_t *agent, void (*fn)(void *arg, stub_signal_t *stop),
+                                  void *arg);
+/* Whether GPU `agent` may reach [ptr, ptr+size) of memory the runtime did not
+ * allocate, through SVM attributes (hsa_svm.c). */
+bool stub_hsa_svm_gpu_access(const stub_hsa_agent_t *agent, const void *ptr, size_t size);
+/* Likewise through hsa_amd_vmem_set_access (hsa_vmem.c; false where the headers have no vmem). */
+bool stub_hsa_vmem_gpu_access(const stub_hsa_agent_t *agent, const void *ptr, size_t size);
+bool stub_hsa_vmem_supported(void);
 
 /* ---- queues (hsa_queue.c) --------------------------------------------- */
 

@@ -85,7 +85,8 @@ bool stub_hsa_find(const void *ptr, stub_alloc_t *info) { return stub_mem_find(p
 
 bool stub_hsa_accessible(const stub_hsa_agent_t *agent, const void *ptr, size_t size) {
     stub_alloc_t a;
-    if (!stub_mem_find(ptr, &a)) return !agent->is_gpu;
+    if (!stub_mem_find(ptr, &a))
+        return !agent->is_gpu || stub_hsa_vmem_gpu_access(agent, ptr, size) || stub_hsa_svm_gpu_access(agent, ptr, size);
     if (size > a.base + a.size - (uintptr_t)ptr) return false;
     return (a.access_mask & stub_hsa_access_bit(agent)) != 0;
 }

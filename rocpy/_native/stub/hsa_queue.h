@@ -14,6 +14,7 @@
 typedef void (*stub_queue_callback_t)(hsa_status_t status, hsa_queue_t *source, void *data);
 
 #define STUB_AQL_MAX_DEFERRED 64
+#define STUB_CU_MASK_DWORDS 16   /* 512 CUs */
 
 typedef enum queue_state { QUEUE_ACTIVE, QUEUE_INACTIVE } queue_state_t;
 
@@ -33,9 +34,13 @@ typedef struct stub_queue {
     bool stop;                       /* under lock */
     bool detached;                   /* destroyed from its own thread */
     _Atomic int state;               /* queue_state_t */
+    _Atomic bool suspended;          /* stopped by an error (ROCr AqlQueue::Suspend) */
     _Atomic bool profiling;
     _Atomic int priority;
-    uint32_t cu_mask[8];             /* up to 256 CUs */
+    /* ROCr AqlQueue::cu_mask_: ceil(CUs / 32) dwords once set (all CUs at
+     * creation); STUB_CU_MASK_DWORDS covers the largest agent (MI300X: 304) */
+    uint32_t cu_mask[STUB_CU_MASK_DWORDS];
+    uint32_t cu_mask_dwords;
     struct stub_queue *next;         /* the registry */
     /* overlap mode (hsa_aql.c): packets without the barrier bit taken from
      * the ring but not yet run; the processor thread's own */

@@ -22,6 +22,7 @@ typedef struct rule_row {
     int since;              /* first release with the new behaviour */
     const char *upstream;   /* where it is, in that release */
     int until;              /* first release without it again; 0: none yet */
+    bool hsa;               /* a rule of ROCr's: follows the HSA half's release */
 } rule_row_t;
 
 static const rule_row_t rules[STUB_RULE_COUNT] = {
@@ -115,6 +116,9 @@ static const rule_row_t rules[STUB_RULE_COUNT] = {
     [STUB_RULE_OCCUPANCY_UNKNOWN_FUNCTION_INVALID_DEVICE_FUNCTION] = {
         "hipOccupancy* of a host function no module registered is hipErrorInvalidDeviceFunction",
         RELEASE(5, 6), "clr hipamd/src/hip_platform.cpp hipOccupancy* (PlatformState::getStatFunc)"},
+    [STUB_RULE_CU_MASK_WGP_PAIRS] = {
+        "hsa_amd_queue_cu_set_mask on gfx10+ refuses a mask enabling one CU of a WGP pair",
+        RELEASE(5, 3), "ROCR-Runtime src/core/runtime/amd_aql_queue.cpp AqlQueue::SetCUMasking", 0, true},
 };
 
 /* Info attributes ROCr added after 5.2, with the first release whose
@@ -234,7 +238,7 @@ static int hsa_release(void) {
 
 bool stub_rule(stub_rule_t rule) {
     if ((unsigned)rule >= STUB_RULE_COUNT) return false;
-    int r = release();
+    int r = rules[rule].hsa ? hsa_release() : release();
     return r >= rules[rule].since && (rules[rule].until == 0 || r < rules[rule].until);
 }
 

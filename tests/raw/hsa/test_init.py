@@ -137,7 +137,7 @@ def test_system_info(rt):
     assert info(lib.HSA_SYSTEM_INFO_SIGNAL_MAX_WAIT, "uint64_t*") == 2**64 - 1
     assert info(lib.HSA_SYSTEM_INFO_ENDIANNESS, "hsa_endianness_t*") == lib.HSA_ENDIANNESS_LITTLE
     assert info(lib.HSA_SYSTEM_INFO_MACHINE_MODEL, "hsa_machine_model_t*") == lib.HSA_MACHINE_MODEL_LARGE
-    assert not info(lib.HSA_AMD_SYSTEM_INFO_SVM_SUPPORTED, "bool*")
+    assert info(lib.HSA_AMD_SYSTEM_INFO_SVM_SUPPORTED, "bool*")   # hsa_svm.c models KFD SVM
     assert ffi.string(info(lib.HSA_AMD_SYSTEM_INFO_BUILD_VERSION, "const char**")) == b"rocpy-stub"
     bits = ffi.new("uint8_t[128]")
     check(lib.hsa_system_get_info(lib.HSA_SYSTEM_INFO_EXTENSIONS, bits))

@@ -356,8 +356,31 @@ def test_priority_and_cu_mask(gpu):
     check(lib.hsa_amd_queue_cu_set_mask(q, 32, ffi.new("uint32_t[1]", [0xF])))
     check(lib.hsa_amd_queue_cu_get_mask(q, 128, mask))
     assert list(mask) == [0xF, 0, 0, 0]
-    check(lib.hsa_amd_queue_cu_set_mask(q, 128, ffi.new("uint32_t[4]", [0, 0, 0, 0x100])), lib.HSA_STATUS_CU_MASK_REDUCED)
     check(lib.hsa_amd_queue_cu_set_mask(q, 33, mask), lib.HSA_STATUS_ERROR_INVALID_ARGUMENT)
+    check(lib.hsa_amd_queue_cu_set_mask(q, 64, ffi.NULL), lib.HSA_STATUS_ERROR_INVALID_ARGUMENT)
+    check(lib.hsa_amd_queue_cu_get_mask(q, 0, mask), lib.HSA_STATUS_ERROR_INVALID_ARGUMENT)
+    check(lib.hsa_queue_destroy(q))
+
+
+def test_cu_mask_is_cut_to_the_cu_count_silently(gpu):
+    """ROCr AqlQueue::SetCUMasking without HSA_CU_MASK: a mask past the agent's CUs is cut
+    to ceil(CUs / 32) dwords and the last dword to the CU count, and the status is
+    SUCCESS (CU_MASK_REDUCED only comes from the process-wide HSA_CU_MASK)."""
+    q = queue(gpu)
+    mask = ffi.new("uint32_t[12]")
+    # 104 CUs: bit 8 of dword 3 is CU 104, dwords 4.. do not exist
+    check(lib.hsa_amd_queue_cu_set_mask(q, 192, ffi.new("uint32_t[6]", [1, 0, 0, 0x1FF, 5, 5])))
+    check(lib.hsa_amd_queue_cu_get_mask(q, 384, mask))
+    assert list(mask) == [1, 0, 0, 0xFF] + [0] * 8         # zero past the stored dwords
+    check(lib.hsa_amd_queue_cu_get_mask(q, 32, mask))       # fewer dwords: only those written
+    assert mask[0] == 1 and mask[3] == 0xFF
+    # a mask of no CU goes to the driver as it is: accepted (rocpy.hsa refuses it itself)
+    check(lib.hsa_amd_queue_cu_set_mask(q, 32, ffi.new("uint32_t[1]", [0])))
+    check(lib.hsa_amd_queue_cu_get_mask(q, 128, mask))
+    assert list(mask)[:4] == [0, 0, 0, 0]
+    check(lib.hsa_amd_queue_cu_set_mask(q, 0, ffi.NULL))    # 0: every CU again
+    check(lib.hsa_amd_queue_cu_get_mask(q, 128, mask))
+    assert list(mask)[:4] == [0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0xFF]
     check(lib.hsa_queue_destroy(q))
 
 
