@@ -76,6 +76,7 @@ def test_other_event_types_and_bad_handlers(rt, gpu):
 
 
 FAULT = """
+    import numpy as np
     from rocpy import hsa, stub
     with hsa.Runtime() as rt:
         gpu, cpu = rt.gpu_agents[0], rt.cpu_agents[0]
@@ -91,7 +92,7 @@ FAULT = """
         q = gpu.create_queue()
         sig = hsa.Signal(1)
         stub.inject("memory_fault")
-        q.dispatch(exe.kernel("vadd"), 1024, 256, (a, b, c, 1024), completion_signal=sig)
+        q.dispatch(exe.kernel("vadd"), 1024, 256, (a, b, c, np.int32(1024)), completion_signal=sig)
         print("VALUE", sig.wait("eq", 0, timeout=1), flush=True)
         q.close(); sig.close(); exe.close()
         for x in (a, b, c):
