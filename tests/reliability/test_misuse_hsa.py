@@ -181,7 +181,7 @@ BAD = [
                                                                 dynamic_lds=-1), LaunchConfigError),
     ("dispatch(fences='bogus')", lambda e: e["queue"].dispatch(e["kernel"], 64, 64, e["args"],
                                                                 fences="bogus"), V),
-    ("barrier_and(6 deps)", lambda e: e["queue"].barrier_and([e["signal"]] * 6), V),
+    ("barrier_or(6 deps)", lambda e: e["queue"].barrier_or([e["signal"]] * 6), V),   # AND chains
     ("barrier_and([5])", lambda e: e["queue"].barrier_and([5]), T),
     ("barrier_and(None)", lambda e: e["queue"].barrier_and(None), T),
     ("dispatch_many([5])", lambda e: e["queue"].dispatch_many([5]), T),
