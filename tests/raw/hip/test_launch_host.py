@@ -1,9 +1,10 @@
 """Launches by host function pointer and the rest of the launch surface
 (hipamd hip_module.cpp, hip_platform.cpp; stub: hip_launch_host.c).
 
-A host function pointer is what fat-binary registration ties to a kernel;
-the stub registers none yet, so every pointer is one nobody registered and
-these are hipamd's statuses for that.  hip-tests' launch tests
+A host function pointer is what fat-binary registration ties to a kernel
+(hip_fatbin.c; hipcc programs in tests/dropin/test_fatbin.py launch
+registered ones); the pointers here are ones nobody registered, and these are
+hipamd's statuses for that.  hip-tests' launch tests
 (catch/unit/kernel, cooperativeGrps) launch registered kernels; their
 argument checks are cited where they apply."""
 from __future__ import annotations
@@ -99,3 +100,28 @@ def test_kernel_name_of_a_module_function(hip_kernel):
     ok(lib.hipModuleGetFunction(f, m[0], b"vadd"))
     assert ffi.string(lib.hipKernelNameRef(f[0])) == b"vadd"
     ok(lib.hipModuleUnload(m[0]))
+
+
+# <<<>>>: hipcc's code pushes the configuration and its host stub pops it
+# (PlatformState's execStack_, the one hipConfigureCall uses too)
+def test_push_and_pop_call_configuration():
+    s = stream()
+    ok(lib.__hipPushCallConfiguration(dim3(3, 2), dim3(64, 2), 128, s))
+    grid, block = ffi.new("dim3 *"), ffi.new("dim3 *")
+    shared, popped = ffi.new("size_t *"), ffi.new("hipStream_t *")
+    ok(lib.__hipPopCallConfiguration(grid, block, shared, popped))
+    assert (grid.x, grid.y, grid.z, block.x, block.y, block.z) == (3, 2, 1, 64, 2, 1)
+    assert shared[0] == 128 and popped[0] == s
+    # an empty stack: hipamd pops an empty deque; the stub refuses
+    check(lib.__hipPopCallConfiguration(grid, block, shared, popped), "hipErrorInvalidConfiguration")
+    check(lib.hipGetLastError(), "hipErrorInvalidConfiguration")
+    ok(lib.hipConfigureCall(dim3(1), dim3(1), 0, ffi.NULL))        # shared with hipConfigureCall
+    ok(lib.__hipPopCallConfiguration(grid, block, shared, popped))
+    assert popped[0] == ffi.NULL
+    ok(lib.hipStreamDestroy(s))
+
+
+def test_no_precompiled_header():
+    pch, size = ffi.new("char **", ffi.cast("char *", 1)), ffi.new("unsigned int *", 5)
+    lib.__hipGetPCH(ffi.cast("const char **", pch), size)
+    assert pch[0] == ffi.NULL and size[0] == 0
