@@ -43,9 +43,10 @@ def compiler(dev):
         except cpukern.CpuCompileError as exc:
             pytest.skip(str(exc))
     elif name == "nvidia":
+        from corpus import find_nvcc
         from rocpy.hip._api import api
-        if not api().has("hiprtcCreateProgram"):
-            pytest.skip("no hipRTC on this nvidia backend")
+        if not api().has("hiprtcCreateProgram") and find_nvcc() is None:
+            pytest.skip("no hipRTC on this nvidia backend and no nvcc")
 
 
 @pytest.fixture

@@ -5,6 +5,9 @@ checks the result against numpy.  Shared by test_corpus.py, the benchmark
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import tempfile
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -17,6 +20,32 @@ KERNELS = os.path.join(HERE, "kernels")
 def source(name: str) -> str:
     with open(os.path.join(KERNELS, name + ".hip")) as f:
         return f.read()
+
+
+def find_nvcc() -> str | None:
+    cuda = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "nvcc")
+    return shutil.which("nvcc") or (cuda if os.path.exists(cuda) else None)
+
+
+def compile_module(dev, name: str):
+    """``(module, compiler)`` for kernels/<name>.hip: rocpy.hip.Program, or, on an nvidia
+    backend without hipRTC, ``nvcc -cubin`` for the device and Module.load."""
+    import rocpy
+    from rocpy import hip
+    prog = hip.Program(source(name), name=name + ".hip")
+    try:
+        return prog.compile(dev), prog.compiler
+    except rocpy.NotSupportedError:
+        if rocpy.backend().name != "nvidia" or find_nvcc() is None:
+            raise
+    major, minor = dev.compute_capability
+    with tempfile.TemporaryDirectory() as tmp:
+        src, out = os.path.join(tmp, name + ".cu"), os.path.join(tmp, name + ".cubin")
+        with open(src, "w") as f:
+            f.write(source(name))
+        subprocess.run([find_nvcc(), "-cubin", f"-arch=sm_{major}{minor}", "-O2", "-x", "cu", src,
+                        "-o", out], check=True, capture_output=True, text=True)
+        return hip.Module.load(out, dev), "nvcc"
 
 
 @dataclass

@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
 import traceback
 
@@ -21,22 +18,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numpy as np  # noqa: E402
 
 import rocpy  # noqa: E402
-from corpus import CASES, check, source  # noqa: E402
-
-
-def _nvcc_module(dev, name):
-    from rocpy import hip
-    nvcc = shutil.which("nvcc") or os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"),
-                                               "bin", "nvcc")
-    major, minor = dev.compute_capability
-    with tempfile.TemporaryDirectory() as tmp:
-        src = os.path.join(tmp, name + ".cu")
-        with open(src, "w") as f:
-            f.write(source(name))
-        out = os.path.join(tmp, name + ".cubin")
-        subprocess.run([nvcc, "-cubin", f"-arch=sm_{major}{minor}", "-O2", "-x", "cu", src, "-o", out],
-                       check=True, capture_output=True, text=True)
-        return hip.Module.load(out, dev), "nvcc"
+from corpus import CASES, check, compile_module  # noqa: E402
 
 
 def main(path: str) -> int:
@@ -48,14 +30,7 @@ def main(path: str) -> int:
         row = {"case": case.name, "backend": rocpy.backend().name, "device": dev.name}
         t0 = time.perf_counter()
         try:
-            try:
-                prog = hip.Program(source(case.file), name=case.file + ".hip")
-                mod, row["compiler"] = prog.compile(dev), prog.compiler
-            except Exception as exc:    # no hipRTC: nvcc
-                if rocpy.backend().name != "nvidia":
-                    raise
-                row["program_error"] = f"{type(exc).__name__}: {exc}"[:300]
-                mod, row["compiler"] = _nvcc_module(dev, case.file)
+            mod, row["compiler"] = compile_module(dev, case.file)
             try:
                 got, want, items = case.run(dev, mod, 1)
                 dev.synchronize()

@@ -195,3 +195,41 @@ for case in CASES:
 """, ROCPY_STUB_ARCH="gfx1030")
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.split() == ["warp", "32", "gfx1030", "ok", "warp_reduce", "ok", "ballot"]
+
+
+def test_scan_finds_which_kernels_need_fibers(stub_only):
+    """A kernel runs as a plain loop only if nothing it names reaches a barrier or warp op."""
+    from rocpy import cpukern
+    src = """
+    #define SYNC() __syncthreads()
+    __device__ void helper() { SYNC(); }
+    __device__ float shuffle(float v) { return __shfl_xor(v, 1); }
+    extern "C" __global__ void plain(int *p) { p[threadIdx.x] = 1; }
+    extern "C" __global__ void through_macro(int *p) { helper(); }
+    extern "C" __global__ void through_warp(float *p) { p[0] = shuffle(p[0]); }
+    template <typename T> __global__ void templated(T *p) { __syncthreads(); }
+    __global__ void mangled(int *p) { p[0] = 2; }
+    """
+    kernels, fibers = cpukern.scan(src)
+    assert kernels == ("plain", "through_macro", "through_warp", "mangled")
+    assert fibers == {"plain": False, "through_macro": True, "through_warp": True, "mangled": False}
+
+
+def test_a_mangled_kernel_runs_by_its_symbol(dev, compiler, stub_only):
+    """Kernels without extern "C" are found by the mangled name the code object lists."""
+    import numpy as np
+    from rocpy import hip
+    mod = hip.Program("__global__ void twice(int *p, int n) {\n"
+                      "    int i = threadIdx.x; if (i < n) p[i] *= 2;\n}\n", name="m.hip").compile(dev)
+    buf = dev.context.alloc(64 * 4)
+    try:
+        name = next(iter(mod.names))
+        assert name.startswith("_Z5twice")
+        buf.copy_from(np.arange(64, dtype=np.int32))
+        mod[name].launch(1, 64, (buf, np.int32(64)))
+        out = np.empty(64, np.int32)
+        buf.copy_to(out)
+    finally:
+        buf.close()
+        mod.close()
+    assert (out == 2 * np.arange(64)).all()
