@@ -2,25 +2,20 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
-import textwrap
 
 import pytest
 
 import rocpy
-from live import settle
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
 @pytest.fixture(autouse=True)
-def no_leaks():
-    settle()
+def no_leaks(rocpy_leak_check):
+    """The plugin's leak check (rocpy.testing.LeakCheck), as in the other folders."""
     yield
-    live = settle()
-    assert live == {}, f"rocpy objects still alive after the test: {live}"
 
 
 @pytest.fixture(scope="session")
@@ -53,13 +48,3 @@ def compiler(dev):
 def stub_only():
     if rocpy.backend().name != "stub":
         pytest.skip("the stub's CPU builds")
-
-
-def run_child(code: str, timeout: float = 120, **extra: str) -> subprocess.CompletedProcess:
-    """``code`` in a fresh interpreter on the stub (for launches that end the process, or
-    another stub configuration: ``extra`` environment)."""
-    env = dict(os.environ, ROCPY_BACKEND="stub",
-               PYTHONPATH=ROOT + os.pathsep + os.path.join(ROOT, "tests", "cpukern"), **extra)
-    env.pop("PYTHONFAULTHANDLER", None)
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, cwd=ROOT,
-                          capture_output=True, text=True, timeout=timeout, check=False)

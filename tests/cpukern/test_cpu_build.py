@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import rocpy
-from conftest import run_child
+from cpukern_child import run_child
 
 SUB = 'extern "C" __global__ void vadd(const float *a, const float *b, float *c, int n) {\n' \
       '    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) c[i] = a[i] - b[i];\n}\n'

@@ -15,6 +15,8 @@ thread runs, more hypothesis examples.
 """
 from __future__ import annotations
 
+
+import numpy as np
 import pytest
 from rel_support import SLOW, has_hsa, run_py
 
@@ -124,7 +126,7 @@ def hsa_env(hsa_rt, kernel_paths):
     e = {"rt": hsa_rt, "gpu": gpu, "cpu": cpu, "pool": host_pool, "exe": exe, "kernel": exe.kernel("fill"),
          "queue": gpu.create_queue(), "signal": hsa.Signal(1), "buf": host_pool.allocate(4096), "hsa": hsa}
     e["buf"].allow_access([gpu])
-    e["args"] = (e["buf"], 1, 64)
+    e["args"] = (e["buf"], np.uint32(1), np.int32(64))
     yield e
     e["queue"].synchronize(timeout=5)
     for name in ("queue", "signal", "buf"):

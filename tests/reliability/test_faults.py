@@ -171,7 +171,7 @@ def test_hsa_allocation_failure_mid_sequence(skip, hsa_rt, kernel_paths):
         made.append(q)
         c = pool.allocate(WORDS * 4)
         made.append(c)
-        q.dispatch(exe.kernel("fill"), WORDS, 64, (b, 9, WORDS))
+        q.dispatch(exe.kernel("fill"), WORDS, 64, (b, np.uint32(9), np.int32(WORDS)))
         q.synchronize(timeout=10)
         hsa.copy(c, b, WORDS * 4)
         return c.numpy(np.uint32).copy()
@@ -216,11 +216,11 @@ def test_queue_error_in_a_batch_of_dispatches(fail_at, batch, hsa_rt, kernel_pat
 
     def submit_then_synchronize():
         if batch:
-            bad.dispatch_many([k.prepare(64, 64, (b, i + 1, 64), completion_signal=s)
+            bad.dispatch_many([k.prepare(64, 64, (b, np.uint32(i + 1), np.int32(64)), completion_signal=s)
                                for i, (b, s) in enumerate(zip(bufs, sigs))])
         else:
             for i, (b, s) in enumerate(zip(bufs, sigs)):
-                bad.dispatch(k, 64, 64, (b, i + 1, 64), completion_signal=s)
+                bad.dispatch(k, 64, 64, (b, np.uint32(i + 1), np.int32(64)), completion_signal=s)
         bad.synchronize(timeout=10)
 
     # the documented point: the queue's next use raises the queue's error: the
@@ -240,14 +240,14 @@ def test_queue_error_in_a_batch_of_dispatches(fail_at, batch, hsa_rt, kernel_pat
     for i in range(fail_at):
         assert (bufs[i].numpy(np.uint32, 64) == i + 1).all()
     # the failed queue refuses further use, every time
-    for use in (lambda: bad.dispatch(k, 64, 64, (bufs[0], 7, 64)), lambda: bad.barrier_and([]),
+    for use in (lambda: bad.dispatch(k, 64, 64, (bufs[0], np.uint32(7), np.int32(64))), lambda: bad.barrier_and([]),
                 lambda: bad.synchronize(timeout=1),
-                lambda: bad.dispatch_many([k.prepare(64, 64, (bufs[0], 7, 64))])):
+                lambda: bad.dispatch_many([k.prepare(64, 64, (bufs[0], np.uint32(7), np.int32(64)))])):
         with pytest.raises(rocpy.HsaError):
             use()
     # another queue of the same agent keeps working
     done = hsa.Signal(1)
-    good.dispatch(k, 64, 64, (bufs[-1], 77, 64), completion_signal=done)
+    good.dispatch(k, 64, 64, (bufs[-1], np.uint32(77), np.int32(64)), completion_signal=done)
     assert done.wait("eq", 0, timeout=10) == 0
     assert (bufs[-1].numpy(np.uint32, 64) == 77).all()
     for o in (bad, good, done, *sigs, *bufs):
@@ -278,6 +278,7 @@ def test_hip_launch_failure_is_reported_at_the_launch(dev, kernels):
 # ---- GPU memory faults (the process dies: subprocesses) -------------------------------------------
 
 HSA_FAULT = """
+    import numpy as np
     import sys, numpy as np, rocpy, rocpy.stub
     from rocpy import hsa
     rt = hsa.Runtime(); gpu, cpu = rt.gpu_agents[0], rt.cpu_agents[0]
@@ -288,9 +289,9 @@ HSA_FAULT = """
     print("address", hex(b.ptr if sys.argv[2] == "injected" else 0xdead000), flush=True)
     if sys.argv[2] == "injected":
         rocpy.stub.inject("memory_fault")
-        q.dispatch(k, 64, 64, (b, 1, 64))
+        q.dispatch(k, 64, 64, (b, np.uint32(1), np.int32(64)))
     else:                                   # a pointer no allocation covers
-        q.dispatch(k, 64, 64, (0xdead000, 1, 64))
+        q.dispatch(k, 64, 64, (0xdead000, np.uint32(1), np.int32(64)))
     q.synchronize(timeout=10)
     print("survived", flush=True)
 """

@@ -24,6 +24,7 @@ import rocpy.stub
 from rocpy import hip
 
 EXIT_HIP = """
+    import numpy as np
     import sys, threading, time, numpy as np, rocpy
     from rocpy import hip
     dev = hip.Device(0)
@@ -50,6 +51,7 @@ EXIT_HIP = """
 """
 
 EXIT_HSA = """
+    import numpy as np
     import sys, time, rocpy
     from rocpy import hsa
     rt = hsa.Runtime()
@@ -61,8 +63,8 @@ EXIT_HSA = """
     never = hsa.Signal(1)                          # never reaches 0
     blocked.barrier_and([never])                   # this queue waits forever
     for i in range(100):
-        blocked.dispatch(k, 64, 64, (buf, i, 64))
-        q.dispatch(k, 1 << 14, 256, (buf, i, 1 << 14))
+        blocked.dispatch(k, 64, 64, (buf, np.uint32(i), np.int32(64)))
+        q.dispatch(k, 1 << 14, 256, (buf, np.uint32(i), np.int32(1 << 14)))
     pending = hsa.Signal(1)
     pending.on("eq", 0, print)                     # a handler that never fires
     soon = hsa.Signal(1)
@@ -117,10 +119,11 @@ def test_exit_with_live_hsa_objects_prints_nothing(queues_first, py, kernel_path
 @pytest.mark.skipif(not has_hsa(), reason="this backend has no HSA runtime")
 def test_exit_with_both_runtimes_and_a_failed_queue(py, kernel_paths):
     proc = py(EXIT_HSA.replace("rt = hsa.Runtime()", "hsa.Queue._release_first_at_exit = True; rt = hsa.Runtime()") + """
+    import numpy as np
     import rocpy.stub
     failed = gpu.create_queue()
     rocpy.stub.inject("queue_error")
-    failed.dispatch(k, 64, 64, (buf, 1, 64))       # its error arrives during exit, unread
+    failed.dispatch(k, 64, 64, (buf, np.uint32(1), np.int32(64)))       # its error arrives during exit, unread
     """ + CLOSE_RUNTIME + EXIT_HIP.replace("import sys, threading", "import threading"),
         args=(kernel_paths["fill"], "end"), timeout=60)
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")

@@ -106,6 +106,7 @@ def test_closed_buffer_as_a_kernel_argument_is_refused(py, kernel_paths):
     """A closed hsa.Buffer passed to a dispatch: must raise ClosedError, not let the GPU
     touch freed memory (on the stub and on ROCr: a memory fault, the process aborts)."""
     proc = py("""
+        import numpy as np
         import sys, rocpy
         from rocpy import hsa
         rt = hsa.Runtime(); gpu, cpu = rt.gpu_agents[0], rt.cpu_agents[0]
@@ -116,9 +117,9 @@ def test_closed_buffer_as_a_kernel_argument_is_refused(py, kernel_paths):
         for via in ("dispatch", "prepare"):
             try:
                 if via == "dispatch":
-                    q.dispatch(k, 64, 64, (b, 1, 64))
+                    q.dispatch(k, 64, 64, (b, np.uint32(1), np.int32(64)))
                 else:
-                    q.dispatch_many([k.prepare(64, 64, (b, 1, 64))])
+                    q.dispatch_many([k.prepare(64, 64, (b, np.uint32(1), np.int32(64)))])
                 q.synchronize(timeout=5)
                 print(via, "accepted")
             except rocpy.ClosedError:
@@ -130,6 +131,7 @@ def test_closed_buffer_as_a_kernel_argument_is_refused(py, kernel_paths):
 
 def test_closed_locked_memory_as_a_kernel_argument_is_refused(py, kernel_paths):
     proc = py("""
+        import numpy as np
         import sys, rocpy
         from rocpy import hsa
         rt = hsa.Runtime(); gpu = rt.gpu_agents[0]
@@ -137,7 +139,7 @@ def test_closed_locked_memory_as_a_kernel_argument_is_refused(py, kernel_paths):
         q = gpu.create_queue()
         mem = hsa.lock(bytearray(4096), agents=[gpu]); mem.close()
         try:
-            q.dispatch(k, 64, 64, (mem, 1, 64)); q.synchronize(timeout=5); print("accepted")
+            q.dispatch(k, 64, 64, (mem, np.uint32(1), np.int32(64))); q.synchronize(timeout=5); print("accepted")
         except rocpy.ClosedError:
             print("refused")
     """, args=(kernel_paths["fill"],))
@@ -171,7 +173,7 @@ BAD = [
        ArgumentCountError) for n in (0, 1, 2)],
     ("dispatch(4 args)", lambda e: e["queue"].dispatch(e["kernel"], 64, 64, (*e["args"], 1)),
      ArgumentCountError),
-    ("dispatch(str pointer)", lambda e: e["queue"].dispatch(e["kernel"], 64, 64, ("x", 1, 64)),
+    ("dispatch(str pointer)", lambda e: e["queue"].dispatch(e["kernel"], 64, 64, ("x", np.uint32(1), np.int32(64))),
      ArgumentTypeError),
     ("dispatch(kernel=None)", lambda e: e["queue"].dispatch(None, 64, 64, ()), T),
     ("dispatch(kernel of HIP)", lambda e: e["queue"].dispatch("fill", 64, 64, ()), T),
@@ -261,6 +263,7 @@ def test_bad_hsa_argument(case, env):
 def test_kernel_of_another_agent_is_refused(py, kernel_paths):
     """(two stub GPUs) A kernel loaded for GPU 0 dispatched on a queue of GPU 1."""
     proc = py("""
+        import numpy as np
         import sys, rocpy
         from rocpy import hsa
         rt = hsa.Runtime(); g0, g1 = rt.gpu_agents
@@ -269,9 +272,9 @@ def test_kernel_of_another_agent_is_refused(py, kernel_paths):
         for via in ("dispatch", "dispatch_many"):
             try:
                 if via == "dispatch":
-                    q1.dispatch(k, 64, 64, (None, 1, 0))
+                    q1.dispatch(k, 64, 64, (None, np.uint32(1), np.int32(0)))
                 else:
-                    q1.dispatch_many([k.prepare(64, 64, (None, 1, 0))])
+                    q1.dispatch_many([k.prepare(64, 64, (None, np.uint32(1), np.int32(0)))])
                 print(via, "accepted")
             except ValueError:
                 print(via, "refused")
@@ -309,6 +312,7 @@ def test_closing_a_queue_while_other_threads_dispatch(py, kernel_paths):
     each call either completes or raises ClosedError; nothing crashes (the
     release frees the queue's C state under the lock the submissions take)."""
     proc = py("""
+        import numpy as np
         import sys, threading, time, rocpy
         from rocpy import hsa
         rt = hsa.Runtime(); gpu, cpu = rt.gpu_agents[0], rt.cpu_agents[0]
@@ -327,9 +331,9 @@ def test_closing_a_queue_while_other_threads_dispatch(py, kernel_paths):
                         if n % 50 == 49:
                             q.synchronize(timeout=5)
                         elif i % 2:
-                            q.dispatch_many([k.prepare(64, 64, (buf, 1, 64))])
+                            q.dispatch_many([k.prepare(64, 64, (buf, np.uint32(1), np.int32(64)))])
                         else:
-                            q.dispatch(k, 64, 64, (buf, 1, 64))
+                            q.dispatch(k, 64, 64, (buf, np.uint32(1), np.int32(64)))
                         key = "ok"
                     except rocpy.ClosedError:
                         key = "closed"

@@ -193,6 +193,7 @@ def test_copy_async_source_closed_before_the_copy_runs(py):
 
 
 SIGNAL_OF_A_QUEUED_PACKET = """
+    import numpy as np
     import json, sys, time
     import rocpy, rocpy.debug as debug
     from rocpy import hsa
@@ -203,7 +204,7 @@ SIGNAL_OF_A_QUEUED_PACKET = """
     q = gpu.create_queue()
     gate, done, bdone = hsa.Signal(1), hsa.Signal(1), hsa.Signal(1)
     q.barrier_and([gate], bdone)                   # everything after waits for the gate
-    q.dispatch(k, 64, 64, (buf, 4, 64), completion_signal=done)
+    q.dispatch(k, 64, 64, (buf, np.uint32(4), np.int32(64)), completion_signal=done)
     done.close(); bdone.close()                    # closed while a queued packet names them
     gate.store(0)
     error = None

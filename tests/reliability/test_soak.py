@@ -156,7 +156,7 @@ def test_hsa_create_destroy_cycles(name, kernel_paths, capsys):
             "Queue": (lambda: gpu.create_queue(size=64, kernarg_bytes=4096, kernarg_segments=1), 10),
             "Executable": (lambda: hsa.Executable.load(gpu, code), 10),
             "Runtime": (hsa.Runtime, 1),
-            "Dispatch": (lambda: kernel.prepare(64, 64, (None, 1, 0)), 1),
+            "Dispatch": (lambda: kernel.prepare(64, 64, (None, np.uint32(1), np.int32(0))), 1),
             "Signal.on": (handler, 2),
         }
         make, divisor = makers[name]

@@ -210,7 +210,7 @@ def test_eight_threads_share_hsa_queues_and_signals(hsa_rt, kernel_paths):
         try:
             for n in range(n_dispatch):
                 done.add(1)
-                q.dispatch(k, WORDS, WORDS, (bufs[i], n, WORDS), completion_signal=done)
+                q.dispatch(k, WORDS, WORDS, (bufs[i], np.uint32(n), np.int32(WORDS)), completion_signal=done)
                 counter.add(1)
                 counter.subtract(1) if n % 2 else counter.add(1)
                 if n % 100 == 99:
