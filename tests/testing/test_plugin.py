@@ -156,7 +156,13 @@ def test_stub_controls_are_undone_after_each_test(pytester, inner):
     inner("-p", "no:randomly").assert_outcomes(passed=2)
 
 
-def test_worker_takes_its_gpu(monkeypatch):
+@pytest.fixture
+def environ(monkeypatch):
+    """A copy of os.environ for the test: what assign_from_env sets goes with it."""
+    monkeypatch.setattr(os, "environ", dict(os.environ))
+
+
+def test_worker_takes_its_gpu(monkeypatch, environ):
     for name in ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "_ROCPY_TEST_ROCR_VISIBLE_DEVICES",
                  "_ROCPY_TEST_HIP_VISIBLE_DEVICES", "_ROCPY_TEST_CUDA_VISIBLE_DEVICES",
                  "CUDA_VISIBLE_DEVICES"):
@@ -169,7 +175,7 @@ def test_worker_takes_its_gpu(monkeypatch):
     assert _workers.assign_from_env() == share          # idempotent: the original list is kept
 
 
-def test_worker_picks_from_the_list_the_user_set(monkeypatch):
+def test_worker_picks_from_the_list_the_user_set(monkeypatch, environ):
     monkeypatch.delenv("_ROCPY_TEST_HIP_VISIBLE_DEVICES", raising=False)
     monkeypatch.setenv("HIP_VISIBLE_DEVICES", "4,5,7")
     monkeypatch.setenv("ROCPY_TEST_GPUS", "amd:3")
@@ -178,7 +184,7 @@ def test_worker_picks_from_the_list_the_user_set(monkeypatch):
     assert (share.variable, share.value) == ("HIP_VISIBLE_DEVICES", "7")
 
 
-def test_nvidia_workers_narrow_cuda_visible_devices(monkeypatch):
+def test_nvidia_workers_narrow_cuda_visible_devices(monkeypatch, environ):
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
     monkeypatch.delenv("_ROCPY_TEST_CUDA_VISIBLE_DEVICES", raising=False)
     monkeypatch.setenv("ROCPY_TEST_GPUS", "nvidia:8")
@@ -187,11 +193,16 @@ def test_nvidia_workers_narrow_cuda_visible_devices(monkeypatch):
         "worker gw9 uses GPU 1 of 8 (CUDA_VISIBLE_DEVICES=1)"
 
 
-def test_one_gpu_is_shared(monkeypatch):
+def test_one_gpu_is_shared(monkeypatch, environ):
     monkeypatch.setenv("ROCPY_TEST_GPUS", "amd:1")
     monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw3")
     share = _workers.assign_from_env()
     assert share.index is None and share.count == 1
+
+
+def test_the_workers_environment_stays_in_the_test():
+    # the tests above ran on a copy of os.environ: nothing they narrowed leaked here
+    assert "_ROCPY_TEST_ROCR_VISIBLE_DEVICES" not in os.environ
 
 
 @needs_stub
