@@ -15,7 +15,6 @@ thread runs, more hypothesis examples.
 """
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 from rel_support import SLOW, has_hsa, run_py
