@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ROCPY_CPUKERN_ABI 1
+#define ROCPY_CPUKERN_ABI 2
 
 /* What runs a kernel's dispatch. */
 typedef struct rocpy_cpukern_launch {
@@ -28,6 +28,7 @@ typedef struct rocpy_cpukern_launch {
 #define ROCPY_CPUKERN_OK 0
 #define ROCPY_CPUKERN_FAILED 1         /* message says why (barrier, assert, args) */
 #define ROCPY_CPUKERN_MEMORY_FAULT 2   /* fault_address says where */
+#define ROCPY_CPUKERN_TRAP 3           /* a trap (device assert): message says why */
 
 typedef struct rocpy_cpukern_kernel {
     const char *name;           /* the identifier in the source */

@@ -175,6 +175,11 @@ static void run_kernel(hip_op_t *op) {
     if (address) memory_fault(l, address);
     int rc = stub_kernel_run_mapped(&d, l->peers, &address);
     if (rc == STUB_KERNEL_MEMORY_FAULT) memory_fault(l, address);
+    /* A trap fails the device's HSA queue (HSA_STATUS_ERROR_EXCEPTION); ROCclr's
+     * queue callback (rocdevice.cpp callbackQueue) prints and aborts the process */
+    if (rc == STUB_KERNEL_TRAP)
+        stub_abort("hipModuleLaunchKernel", "Callback: Queue aborting with error : "
+                   "HSA_STATUS_ERROR_EXCEPTION: a trap in kernel %s on device %d", l->name, l->device);
     if (rc != 0) {
         /* the emulation reported a failure or raised (not a GPU memory
          * fault): a failed launch, reported at the device's next

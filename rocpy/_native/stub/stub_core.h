@@ -154,6 +154,8 @@ bool stub_cpukern_lookup(const char *name, rocpy_stub_kernel_fn *fn, void **user
  * covers: a GPU memory fault for both runtimes (HSA: the system event
  * handlers, then abort; HIP: abort, as ROCclr does). */
 #define STUB_KERNEL_MEMORY_FAULT 0x4d46
+/* a trap (s_trap: a device assert): the queue fails with HSA_STATUS_ERROR_EXCEPTION */
+#define STUB_KERNEL_TRAP 0x5452
 /* For emulations: true when [ptr, ptr + size) lies inside one tracked
  * allocation (size 0: always) that the running GPU maps (under
  * stub_kernel_run_mapped); otherwise remembers the first address out of

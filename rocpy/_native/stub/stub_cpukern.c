@@ -153,7 +153,7 @@ static int run_cpu(const rocpy_stub_dispatch_t *d, void *user) {
         return STUB_KERNEL_MEMORY_FAULT;
     }
     fprintf(stderr, "rocpy stub: kernel %s (CPU build) failed: %s\n", k->name, L.message);
-    return 1;
+    return rc == ROCPY_CPUKERN_TRAP ? STUB_KERNEL_TRAP : 1;
 }
 
 bool stub_cpukern_lookup(const char *name, rocpy_stub_kernel_fn *fn, void **user) {

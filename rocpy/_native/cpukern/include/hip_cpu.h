@@ -95,6 +95,7 @@ struct block_ctx {
      * that is, read the values of op k */
     uint64_t *slots[2];
     const char *error;         /* a failure (assert, barrier) */
+    bool trap;                 /* the failure is a trap (a device assert): the GPU's queue error */
     bool fibers;               /* false: work-items run as a plain loop */
 };
 
@@ -520,6 +521,7 @@ inline void worker(dispatch *d) {
         b.bid = uint3{unsigned(n % d->gdim.x), unsigned((n / d->gdim.x) % d->gdim.y),
                       unsigned(n / ((uint64_t)d->gdim.x * d->gdim.y))};
         b.error = nullptr;
+        b.trap = false;
         if (sigsetjmp(trap.jb, 1)) {
             /* a fault mid-block: the fibers' stacks are abandoned, as the GPU's waves */
             char msg[96];
@@ -532,7 +534,7 @@ inline void worker(dispatch *d) {
         const char *err = run_fibers(&b, st);
         cur_trap = nullptr;
         if (err) {
-            fail(d, ROCPY_CPUKERN_FAILED, err, 0);
+            fail(d, b.trap ? ROCPY_CPUKERN_TRAP : ROCPY_CPUKERN_FAILED, err, 0);
             break;
         }
     }

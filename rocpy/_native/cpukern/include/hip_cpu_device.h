@@ -206,6 +206,7 @@ namespace rocpy_cpu {
     std::fprintf(stderr, "%s:%d: %s: Device-side assertion `%s' failed.\n", file, line, fn, e);
     std::fflush(stderr);
     b->error = "a device-side assert failed";
+    b->trap = true;
     throw kernel_exit{};
 }
 
