@@ -642,7 +642,8 @@ def _param_spec(layout: codeobject.KernargLayout) -> tuple[tuple[Any, ...], ...]
     """The explicit parameters as `rocpy._hot.Launcher` reads them:
     ``(offset, size, what, untyped, lo, hi, numpy_types)``, from the conversion plan
     (`rocpy.codeobject.argconv.slot`) the Python packer is generated from; parameters
-    of unknown type are raw bytes there (anything else goes to the Python packer)."""
+    of unknown type are raw bytes there, taken from bytes or a numpy scalar of the
+    width (anything else goes to the Python packer)."""
     from ..codeobject import argconv
     spec = []
     for p in layout.params:
@@ -658,6 +659,10 @@ def _param_spec(layout: codeobject.KernargLayout) -> tuple[tuple[Any, ...], ...]
         elif plan.what == "float":
             types = argconv._numpy_types("f", size) or None
             spec.append((p.offset, size, 3, 0, 0, 0, 0, None if types is None else types))
+        elif plan.what == "untyped":
+            # numpy scalars of the width state their type: their bytes, in C too
+            types = argconv._numpy_types("iuf", size) or None
+            spec.append((p.offset, size, 4, 0, 0, 0, 0, types))
         else:
             spec.append((p.offset, size, 4, 0, 0, 0, 0, None))
     return tuple(spec)

@@ -396,6 +396,22 @@ static int pack_one(Launcher *self, const Param *q, PyObject *a, char *out)
             memcpy(out, PyBytes_AsString(a), q->size);
             return 1;
         }
+#if Py_LIMITED_API >= 0x030B0000
+        /* a parameter of unknown type: a numpy scalar of its width gives its bytes
+         * (argconv._untyped); the buffer protocol needs the 3.11 limited API */
+        if (in_types(q->numpy_types, q->nnumpy, t)) {
+            Py_buffer view;
+            if (PyObject_GetBuffer(a, &view, PyBUF_SIMPLE) < 0) {
+                PyErr_Clear();
+                return 0;
+            }
+            int ok = view.len == q->size && view.buf != NULL;
+            if (ok)
+                memcpy(out, view.buf, q->size);
+            PyBuffer_Release(&view);
+            return ok;
+        }
+#endif
         return 0;
     }
     return 0;
