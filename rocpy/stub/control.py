@@ -67,7 +67,11 @@ class Dispatch:
     @property
     def args(self) -> dict[str, Any]:
         """The arguments by name, typed as the ``signature`` given to `register_kernel`
-        says (pointers as addresses)."""
+        says (pointers as addresses); without one, a C++ kernel's mangled name gives
+        the types and the names are ``arg0``, ``arg1``... (`signature.from_symbol`)."""
+        if self._signature is None:
+            from .signature import from_symbol
+            self._signature = from_symbol(self.name)
         if self._signature is None:
             raise ValueError(f"kernel {self.name!r}: no signature was registered with its emulation "
                              f"(register_kernel(name, fn, signature='float *x, int n')); "

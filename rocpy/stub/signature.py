@@ -5,9 +5,10 @@ alignment, in order).
 ``register_kernel("scale", fn, signature="float *p, float f, int n")`` makes
 ``dispatch.args`` a dict ``{"p": <address>, "f": <float>, "n": <int>}``.
 The code object's metadata gives offsets and sizes but no names or C types
-(clang's HIP metadata has neither); a demangler of the kernel's mangled name
-(rocpy.codeobject, issue 24) can give the types of C++ kernels later: until
-then the names and types come from the signature the user writes.
+(clang's HIP metadata has neither).  Without a signature, a C++ kernel's
+mangled name gives the types (`from_symbol`, through
+`rocpy.codeobject.demangle`) and the arguments are named ``arg0``, ``arg1``,
+...; an ``extern "C"`` kernel's name gives nothing, so it needs the signature.
 """
 from __future__ import annotations
 
@@ -27,6 +28,25 @@ SCALARS = {
 _PARAM = re.compile(r"^\s*(?:const\s+)?(?P<type>[A-Za-z_][\w ]*?)"
                     r"(?P<ptr>(?:\s*\*\s*(?:const\s+|__restrict__\s+)?)+|\s+)"
                     r"(?P<name>[A-Za-z_]\w*)\s*$")
+
+
+def from_symbol(symbol: str) -> Signature | None:
+    """The signature a mangled kernel name gives (arguments ``arg0``...), or None
+    where it gives none: ``extern "C"``, a construct the demangler does not read, or
+    a by-value type that is not a C scalar (a struct, a vector)."""
+    from ..codeobject.demangle import parameter_types
+    types = parameter_types(symbol) if symbol.startswith("_Z") else None
+    if types is None:
+        return None
+    parts = []
+    for i, t in enumerate(types):
+        if t.kind in ("pointer", "reference"):
+            parts.append(f"void *arg{i}")
+        elif t.kind == "builtin" and t.name in SCALARS:
+            parts.append(f"{t.name} arg{i}")
+        else:
+            return None
+    return Signature(", ".join(parts))
 
 
 class Signature:

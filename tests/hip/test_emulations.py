@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import rocpy
+from rocpy import hip
 
 pytestmark = pytest.mark.skipif(not rocpy.backend().is_stub, reason="emulations exist on the stub only")
 
@@ -205,3 +206,31 @@ def test_register_with_a_bad_signature_registers_nothing(stub):
     with pytest.raises(ValueError, match="unknown type"):
         stub.register_kernel("rocpy_sig_test", lambda d: 0, signature="vec3 v")
     assert "rocpy_sig_test" not in control._handles
+
+
+def test_a_mangled_name_gives_the_types_without_a_signature(dev, stub, kernel_cache):
+    """A C++ kernel's symbol encodes its parameter types: the emulation gets them as
+    ``arg0``... without a signature (issue 25: by type where the mangled name gives it)."""
+    from kernels.compile import compile_hip, find_hipcc
+    if find_hipcc() is None:
+        pytest.skip("hipcc is not installed")
+    mod = hip.Module.load(compile_hip("mangled", kernel_cache), dev)
+    k = mod["_Z5scalePfif"]                  # scale(float* x, int n, float a)
+    seen = {}
+    stub.register_kernel("_Z5scalePfif", lambda d: seen.update(d.args))
+    buf = dev.context.alloc(64)
+    k.launch(1, 16, (buf, 16, 2.5))           # typed from the same name: plain numbers
+    dev.synchronize()
+    assert seen == {"arg0": buf.ptr, "arg1": 16, "arg2": 2.5}
+    buf.close()
+    mod.close()
+
+
+def test_signatures_from_symbols():
+    from rocpy.stub.signature import from_symbol
+    assert from_symbol("_Z5scalePfif").fields == [("arg0", "Q", 0), ("arg1", "i", 8),
+                                                  ("arg2", "f", 12)]
+    assert from_symbol("_Z6kconstPKfPKiPVj").size == 24
+    assert from_symbol("vadd") is None                   # extern "C": no types
+    assert from_symbol("_Z4kvec15HIP_vector_typeIfLj4EEPS_IfLj2EES_IiLj3EE") is None  # by-value vectors
+    assert from_symbol("_Z3kfpPFviEPi") is None          # unreadable: a function pointer
