@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import os
 import threading
+from dataclasses import dataclass
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -242,3 +243,18 @@ def signal_handle(signal: Any, what: str = "signal") -> Any:
         exc = signal._closed_error()
         raise type(exc)(f"the {what.replace('_', ' ')} is closed ({exc})")
     return signal._use()
+
+
+@dataclass(frozen=True)
+class TickSpan:
+    """A ``start`` and ``end`` in system timestamp ticks and their ``frequency`` (ticks
+    per second): the base of `DispatchTime` and `CopyTime`."""
+
+    start: int
+    end: int
+    frequency: int
+
+    @property
+    def seconds(self) -> float:
+        """``end - start`` in seconds."""
+        return (self.end - self.start) / self.frequency

@@ -5,22 +5,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import hsa_error
-from ._common import api, signal_handle, timestamp_frequency
+from ._common import TickSpan, api, signal_handle, timestamp_frequency
 from .signal import Signal
 
 
 @dataclass(frozen=True)
-class DispatchTime:
+class DispatchTime(TickSpan):
     """When a dispatch ran (hsa_amd_profiling_get_dispatch_time), in system timestamp ticks."""
-
-    start: int
-    end: int
-    frequency: int
-
-    @property
-    def seconds(self) -> float:
-        """``end - start`` in seconds."""
-        return (self.end - self.start) / self.frequency
 
 
 class Profiling:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from .. import _args
 from ..errors import hsa_error
 from . import _features
-from ._common import agent_handle, api, signal_handle, timestamp_frequency
+from ._common import TickSpan, agent_handle, api, signal_handle, timestamp_frequency
 from .transfer import _submit_async
 
 if TYPE_CHECKING:
@@ -78,17 +78,8 @@ def copy_profiling(enable: bool) -> None:
 
 
 @dataclass(frozen=True)
-class CopyTime:
+class CopyTime(TickSpan):
     """When an async copy ran (hsa_amd_profiling_get_async_copy_time), in system ticks."""
-
-    start: int
-    end: int
-    frequency: int
-
-    @property
-    def seconds(self) -> float:
-        """``end - start`` in seconds."""
-        return (self.end - self.start) / self.frequency
 
 
 def copy_time(completion: Signal) -> CopyTime:

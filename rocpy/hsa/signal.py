@@ -125,6 +125,27 @@ def _order_error(op: str, order: Any) -> ValueError:
                       f"(or a deprecated alias), not {order!r}")
 
 
+def _conditions_and_values(n: int, conditions: str | Sequence[str],
+                           values: int | Sequence[int]) -> tuple[list, list, Any, Any]:
+    """``n`` conditions and values for a wait on several signals, from one for all or
+    one per signal (numpy ints too), checked: as lists and as the C arrays."""
+    conds = [conditions] * n if isinstance(conditions, str) else list(conditions)
+    if hasattr(type(values), "__index__"):          # one value for all
+        vals = [values] * n
+    else:
+        vals = list(_args.sequence(values, "values"))
+    if len(conds) != n or len(vals) != n:
+        raise ValueError(f"{n} signals need {n} conditions and values "
+                         f"({len(conds)} and {len(vals)} given)")
+    ffi, _ = api()
+    cs = ffi.new("hsa_signal_condition_t[]", n)
+    vs = ffi.new("hsa_signal_value_t[]", n)
+    for i, (c, v) in enumerate(zip(conds, vals)):
+        cs[i] = _condition(c)
+        vs[i] = _int64(v)
+    return conds, vals, cs, vs
+
+
 def _condition(condition: Any) -> int:
     try:
         return _cond_values[condition]
@@ -471,24 +492,13 @@ class Signal(Handle):
         if not signals:
             raise ValueError("wait_any needs at least one signal")
         n = len(signals)
-        conds = [conditions] * n if isinstance(conditions, str) else list(conditions)
-        if hasattr(type(values), "__index__"):          # one value for all (numpy ints too)
-            vals = [values] * n
-        else:
-            vals = list(_args.sequence(values, "values"))
-        if len(conds) != n or len(vals) != n:
-            raise ValueError(f"{n} signals need {n} conditions and values "
-                             f"({len(conds)} and {len(vals)} given)")
+        conds, vals, cs, vs = _conditions_and_values(n, conditions, values)
         ffi, lib = api()
         hs = ffi.new("hsa_signal_t[]", n)
-        cs = ffi.new("hsa_signal_condition_t[]", n)
-        vs = ffi.new("hsa_signal_value_t[]", n)
-        for i, (s, c, v) in enumerate(zip(signals, conds, vals)):
+        for i, s in enumerate(signals):
             if not isinstance(s, Signal):
                 raise TypeError(f"signals[{i}] must be an hsa.Signal, not {type(s).__name__}")
             s._use()
-            cs[i] = _condition(c)
-            vs[i] = _int64(v)
         state = _wait_state(wait_state)
         out = ffi.new("hsa_signal_value_t *")
         limit = check_timeout(timeout)

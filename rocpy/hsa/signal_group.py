@@ -25,7 +25,7 @@ from .. import _args
 from .._handle import Handle
 from ..errors import ClosedError, hsa_error
 from ._common import UINT32_MAX, agent_handle, api, check_timeout, ticks
-from .signal import _SLICE, WaitTimeout, Signal, _condition, _int64, _wait_state, satisfied
+from .signal import _SLICE, WaitTimeout, Signal, _conditions_and_values, _wait_state, satisfied
 
 if TYPE_CHECKING:
     from .agent import Agent
@@ -101,21 +101,9 @@ class SignalGroup(Handle):
         if order not in _ORDERS:
             raise ValueError(f"order must be one of {', '.join(_ORDERS)}, not {order!r}")
         n = len(self.signals)
-        conds = [conditions] * n if isinstance(conditions, str) else list(conditions)
-        if hasattr(type(values), "__index__"):
-            vals = [values] * n
-        else:
-            vals = list(_args.sequence(values, "values"))
-        if len(conds) != n or len(vals) != n:
-            raise ValueError(f"{n} signals need {n} conditions and values "
-                             f"({len(conds)} and {len(vals)} given)")
+        conds, vals, cs, vs = _conditions_and_values(n, conditions, values)
         ffi, lib = api()
-        cs = ffi.new("hsa_signal_condition_t[]", n)
-        vs = ffi.new("hsa_signal_value_t[]", n)
         hs = ffi.new("hsa_signal_t[]", n)
-        for i, (c, v) in enumerate(zip(conds, vals)):
-            cs[i] = _condition(c)
-            vs[i] = _int64(v)
         state = _wait_state(wait_state)
         limit = check_timeout(timeout)
         deadline = None if limit is None else time.monotonic() + limit
