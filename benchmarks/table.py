@@ -44,7 +44,7 @@ def main(argv: list[str]) -> int:
     meta = d.get("meta", {})
     print(f"# rocpy bench --compare medians (us per op), {meta.get('device', d.get('device'))}, "
           f"backend {d.get('backend')}, {d.get('date')}")
-    print(f"# table: python benchmarks/table.py bench.json bench-python.json")
+    print("# table: python benchmarks/table.py bench.json bench-python.json")
     cols = ("rocpy", "ROCPY_HOT=0", "raw", "cuda.core", "CuPy", "C ref")
     print(f"{'case':34s}" + "".join(f"{c:>12s}" for c in cols) + "  verdict")
     latency = above_peer = above_raw = 0

@@ -40,7 +40,6 @@ from ._queue_native import create_native
 from ._queue_options import DEFAULT_KERNARG_BYTES, DEFAULT_KERNARG_SEGMENTS, queue_options
 from ._queue_profiling import DispatchTime, Profiling
 from ._queue_state import Ring, destroy
-from ._queue_submit import FULL as _FULL
 from ._queue_submit import Submission
 from .executable import Kernel
 

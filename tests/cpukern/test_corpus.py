@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from corpus import CASES, check, compile_module, source
+from corpus import CASES, check, compile_module
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from .helpers import C_DIR, ROOT, build, libdir, run_on_stub
+from .helpers import build, libdir, run_on_stub
 
 
 def check_ran_on_stub(done: subprocess.CompletedProcess, lib: str) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import rocpy
 from rocpy import hsa
 from rocpy.codeobject import ArgumentRangeError, ArgumentTypeError
 

@@ -6,8 +6,6 @@ cases compile (saxpy.cc, customOptions.cc): on the stub they stop at
 hiprtcCompileProgram with that status."""
 from __future__ import annotations
 
-import pytest
-
 from rocpy import hip
 
 from .helpers import ffi, lib, stub_only

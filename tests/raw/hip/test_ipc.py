@@ -12,7 +12,7 @@ import textwrap
 
 from rocm_versions import expect, version_sensitive
 
-from .helpers import (BACKEND, check, ffi, hipamd, host_malloc, lib, malloc, ok, run_python,
+from .helpers import (check, ffi, hipamd, host_malloc, lib, malloc, ok, run_python,
                       stream, stub_only)
 
 pytestmark = hipamd

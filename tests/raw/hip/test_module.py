@@ -3,7 +3,6 @@ hip_fatbin.cpp): code objects compiled at test time by hipcc, kernels run
 through the stub's emulations."""
 from __future__ import annotations
 
-import os
 import struct
 
 import numpy as np

@@ -9,7 +9,7 @@ import pytest
 from kernels.readelf import find_readelf
 from kernels.symbols import object_symbols
 
-from hsa_raw import (Kernel, bundle_entry, check, ffi, gpu_agents, lib, pointer_info, readelf_kernels,
+from hsa_raw import (Kernel, bundle_entry, check, ffi, lib, pointer_info, readelf_kernels,
                      run_python)
 
 NULL = ffi.NULL
