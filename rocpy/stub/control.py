@@ -156,6 +156,15 @@ def use_builtin(name: str, on: bool = True) -> None:
         raise ValueError(f"the stub has no built-in emulation named {name!r}")
 
 
+def forget_cpu_builds() -> None:
+    """Forget the CPU builds of kernels (`rocpy.cpukern`) loaded so far.  The stub finds
+    them by kernel name for the whole process, so code that loads modules of the same
+    kernel names in turn (tests) calls this between them; modules loaded again offer
+    their builds again."""
+    _, lib = _stub()
+    lib.rocpy_stub_forget_cpu_builds()
+
+
 def unregister_kernel(name: str) -> None:
     """Remove the emulation of ``name`` (a dispatch of it then fails as a missing kernel)."""
     ffi, lib = _stub()

@@ -173,3 +173,20 @@ bool stub_cpukern_lookup(const char *name, rocpy_stub_kernel_fn *fn, void **user
 void rocpy_stub_offer_cpu_build(const void *data, size_t size) {
     if (data) stub_cpukern_offer_bundle(data, size);
 }
+
+void rocpy_stub_forget_cpu_builds(void) {
+    pthread_mutex_lock(&lock);
+    while (kernels) {
+        cpu_kernel_t *e = kernels;
+        kernels = e->next;
+        free(e->name);
+        free(e);
+    }
+    /* no dlclose: a kernel of a build may still be referenced by queued work */
+    while (builds) {
+        cpu_build_t *b = builds;
+        builds = b->next;
+        free(b);
+    }
+    pthread_mutex_unlock(&lock);
+}
