@@ -5,7 +5,9 @@ and docs/**/*.md runs in a fresh interpreter, in a temporary directory, on the
 stub; a ```sh block runs under bash, from the checkout, only when the line before its fence is
 ``<!-- docs-test: run -->`` (most shell blocks install packages or need a GPU or
 Docker).  ``<!-- docs-test: skip REASON -->`` before a block skips it with that
-reason (a GPU, Docker); nothing else skips.  Blocks whose first line is a
+reason (a GPU, Docker); nothing else skips.  ``<!-- docs-test: pytest -->`` before a
+```python block runs it as a test file under pytest with rocpy's plugin (every test
+in it must pass).  Blocks whose first line is a
 ``>>>`` prompt run their prompt lines.  reStructuredText pages hold no code
 blocks (test_rst_pages_have_no_code_blocks), so nothing escapes this.
 """
@@ -68,8 +70,9 @@ def test_marks_are_known_and_examples_exist():
     every = [e for page in pages() for e in examples(page)]
     assert len(runnable()) >= 15
     for e in every:
-        assert e.mark in ("", "run") or e.mark.startswith("skip "), f"{e.id}: unknown mark {e.mark!r}"
+        assert e.mark in ("", "run", "pytest") or e.mark.startswith("skip "), f"{e.id}: unknown mark {e.mark!r}"
         assert e.mark != "run" or e.lang == "sh", f"{e.id}: only sh blocks take 'run' (python ones always run)"
+        assert e.mark != "pytest" or e.lang == "python", f"{e.id}: only python blocks take 'pytest'"
 
 
 def test_rst_pages_have_no_code_blocks():
@@ -100,11 +103,18 @@ def test_example_runs(example, tmp_path):
         (bindir / name).write_text(f"#!/bin/sh\n{run}\n")
         (bindir / name).chmod(0o755)
     env.update(ROCPY_BACKEND="stub", PYTHONPATH=ROOT, PATH=f"{bindir}{os.pathsep}{env.get('PATH', '')}")
-    if example.lang == "python":
+    if example.mark == "pytest":
+        (tmp_path / "work").mkdir()
+        (tmp_path / "work" / "test_example.py").write_text(example.body)
+        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "rocpy.testing.plugin",
+               "-rs", "test_example.py"]
+    elif example.lang == "python":
         cmd = [sys.executable, "-c", python_source(example.body)]
     else:
         cmd = ["bash", "-euo", "pipefail", "-c", example.body]
     work = tmp_path / "work"            # python blocks in a temporary directory, sh ones in the
-    work.mkdir()                         # checkout (as the README's commands are run)
+    work.mkdir(exist_ok=True)            # checkout (as the README's commands are run)
     done = subprocess.run(cmd, cwd=work if example.lang == "python" else ROOT, capture_output=True, text=True, timeout=300, env=env)
     assert done.returncode == 0, f"{example.id} failed:\n{done.stdout}\n{done.stderr}"
+    if example.mark == "pytest":          # the tests ran and passed (none skipped or left out)
+        assert re.search(r"^\d+ passed in ", done.stdout.splitlines()[-1]), done.stdout
