@@ -153,7 +153,18 @@ class _MemoryPlace(Handle):
         return read_info(getattr(lib, self._INFO_CALL), (h,), attribute, kind, self._INFO_CALL)
 
     def allocate(self, nbytes: int) -> Buffer:
-        """``nbytes`` of this memory, owned by the returned `Buffer` (freed at its release)."""
+        """``nbytes`` of this memory, owned by the returned `Buffer` (freed at its release).
+
+        Args:
+            nbytes: The size in bytes (rounded up to the pool's granule by the runtime).
+
+        Returns:
+            The new `Buffer`.
+
+        Raises:
+            rocpy.OutOfMemoryError: the pool has not that much free memory.
+            rocpy.HsaError: the allocation failed otherwise (the runtime's status).
+        """
         h = self._require_open()
         ffi, lib = api()
         size = _size(nbytes)
