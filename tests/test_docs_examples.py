@@ -5,7 +5,7 @@ and docs/**/*.md runs in a fresh interpreter, in a temporary directory, on the
 stub; a ```sh block runs under bash, from the checkout, only when the line before its fence is
 ``<!-- docs-test: run -->`` (most shell blocks install packages or need a GPU or
 Docker).  ``<!-- docs-test: skip REASON -->`` before a block skips it with that
-reason (a GPU, Docker); nothing else skips.  ``<!-- docs-test: pytest -->`` before a
+reason (a GPU, Docker: the test is reported skipped); nothing else skips.  ``<!-- docs-test: pytest -->`` before a
 ```python block runs it as a test file under pytest with rocpy's plugin (every test
 in it must pass).  Blocks whose first line is a
 ``>>>`` prompt run their prompt lines.  reStructuredText pages hold no code
@@ -55,7 +55,8 @@ def examples(path: str) -> list[Example]:
 def runnable() -> list[Example]:
     out = []
     for page in pages():
-        out += [e for e in examples(page) if e.lang == "python" or (e.lang == "sh" and e.mark == "run")]
+        out += [e for e in examples(page)
+                if e.lang == "python" or (e.lang == "sh" and (e.mark == "run" or e.mark.startswith("skip ")))]
     return out
 
 
