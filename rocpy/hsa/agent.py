@@ -197,10 +197,12 @@ class Agent(Handle):
 
     @property
     def is_gpu(self) -> bool:
+        """Whether this is a GPU agent (``HSA_DEVICE_TYPE_GPU``)."""
         return self.type == "gpu"
 
     @property
     def is_cpu(self) -> bool:
+        """Whether this is a CPU agent (``HSA_DEVICE_TYPE_CPU``)."""
         return self.type == "cpu"
 
     node = Fixed("HSA_AGENT_INFO_NODE", "u32", "The topology node (KFD node id).")

@@ -340,6 +340,7 @@ class Kernel(Handle):
 
     @property
     def wavefront_size(self) -> int:
+        """Work-items per wavefront the kernel was compiled for (32 or 64), from its metadata."""
         return self.info.wavefront_size
 
     def prepare(self, grid: Any, workgroup: Any, args: Any = (), **options: Any) -> Any:

@@ -163,6 +163,7 @@ class IpcMemory(Handle):
 
     @property
     def nbytes(self) -> int:
+        """The size in bytes (``size``, under the name HIP buffers use)."""
         return self.size
 
     @property
