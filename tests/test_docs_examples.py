@@ -1,7 +1,7 @@
 """Every code example in README.md and docs/ runs (issue 24).
 
-One mechanism for all documentation: each fenced ```python block of README.md
-and docs/**/*.md runs in a fresh interpreter, in a temporary directory, on the
+One mechanism for all documentation: each fenced ```python block of README.md,
+ARCHITECTURE.md (included in the docs) and docs/**/*.md runs in a fresh interpreter, in a temporary directory, on the
 stub; a ```sh block runs under bash, from the checkout, only when the line before its fence is
 ``<!-- docs-test: run -->`` (most shell blocks install packages or need a GPU or
 Docker).  ``<!-- docs-test: skip REASON -->`` before a block skips it with that
@@ -42,7 +42,7 @@ class Example:
 
 def pages() -> list[str]:
     found = sorted(glob.glob(os.path.join(ROOT, "docs", "**", "*.md"), recursive=True))
-    return [os.path.join(ROOT, "README.md")] + found
+    return [os.path.join(ROOT, "README.md"), os.path.join(ROOT, "ARCHITECTURE.md")] + found
 
 
 def examples(path: str) -> list[Example]:
