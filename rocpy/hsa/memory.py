@@ -156,7 +156,7 @@ class _MemoryPlace(Handle):
         """``nbytes`` of this memory, owned by the returned `Buffer` (freed at its release).
 
         Args:
-            nbytes: The size in bytes (rounded up to the pool's granule by the runtime).
+            nbytes: The size in bytes.
 
         Returns:
             The new `Buffer`.
