@@ -2,9 +2,10 @@
 
     python examples/hsa_vadd.py [vadd.hsaco]
 
-Without an argument the kernel (tests/kernels/vadd.hip) is compiled with
-hipcc for the first GPU.  Runs on a real AMD GPU and on rocpy's stub
-runtime alike (``ROCPY_BACKEND=stub``).
+Without an argument the kernel (tests/kernels/vadd.hip) is compiled for the
+first GPU with `rocpy.cpukern.build_combined` (hipcc's code object for the
+GPU's target, and a CPU build of the same source, which the stub runs).  Runs
+on a real AMD GPU and on rocpy's stub runtime alike (``ROCPY_BACKEND=stub``).
 
 The steps are those of a C program against ROCr: agents and memory pools,
 host memory the GPU may read, device memory, copies on the copy engine, an
@@ -14,25 +15,22 @@ dispatch, its completion signal, and the copy back.
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
-from rocpy import hsa
+from rocpy import cpukern, hsa
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.join(HERE, os.pardir, "tests", "kernels", "vadd.hip")
 
 
 def compile_vadd(arch: str, out_dir: str) -> str:
-    """Build vadd.hip for `arch` with hipcc (an offload bundle)."""
-    hipcc = os.environ.get("HIPCC") or shutil.which("hipcc") or "/opt/rocm/bin/hipcc"
-    out = os.path.join(out_dir, f"vadd-{arch}.hsaco")
-    subprocess.run([hipcc, "--genco", f"--offload-arch={arch}", SOURCE, "-o", out], check=True,
-                   env=dict(os.environ, HIP_PLATFORM="amd"))
+    """Build vadd.hip for `arch`: an offload bundle with the GPU code object and a CPU build."""
+    out = os.path.join(out_dir, f"vadd-{arch}.co")
+    with open(SOURCE) as f, open(out, "wb") as o:
+        o.write(cpukern.build_combined(f.read(), [arch], name="vadd.hip"))
     return out
 
 

@@ -150,6 +150,7 @@ def compiler() -> str:
 
 
 def cache_dir() -> str:
+    """Where CPU builds are cached: ``$XDG_CACHE_HOME/rocpy/cpukern`` (default ``~/.cache``)."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "rocpy", "cpukern")
 

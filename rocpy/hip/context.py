@@ -126,6 +126,18 @@ class Context(Handle):
         stream order by ``buf.close(stream=...)`` (``hipFreeAsync``).  Device
         memory belongs to one device: the host context refuses
         (`rocpy.InvalidValueError`); use ``Device(i).context``.
+
+        Args:
+            nbytes: The size in bytes.
+            stream: Allocate in this stream's order; None: at once.
+
+        Returns:
+            The new `DeviceBuffer`.
+
+        Raises:
+            rocpy.OutOfMemoryError: the device has not that much free memory.
+            rocpy.InvalidValueError: a negative size, the host context, or a
+                stream of another device.
         """
         from .memory import DeviceBuffer
         return DeviceBuffer._allocate(self, nbytes, stream)

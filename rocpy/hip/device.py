@@ -419,13 +419,44 @@ class Device(Handle):
 
     def create_stream(self, priority: str | int = "normal", non_blocking: bool = False,
                       cu_mask: Any = None) -> Any:
-        """A new `Stream` on this device; see `Stream` for the arguments."""
+        """A new `Stream` on this device (``hipStreamCreateWithPriority``).
+
+        Args:
+            priority: ``"normal"``, ``"high"``, ``"low"`` or a number within
+                `stream_priority_range` (lower is higher, as in HIP).
+            non_blocking: The stream does not wait for the null stream
+                (``hipStreamNonBlocking``).
+            cu_mask: Compute units the stream may use (AMD only,
+                ``hipExtStreamCreateWithCUMask``): an int bit mask (CU ``i`` is
+                bit ``i``) or an iterable of 32-bit words; not combinable with
+                ``non_blocking`` or a priority.
+
+        Returns:
+            The new `Stream`, owned (``close`` or ``with``).
+
+        Raises:
+            rocpy.InvalidValueError: a bad priority or CU mask, or a CU mask
+                with other options.
+            TypeError: ``cu_mask`` is neither an int nor an iterable of ints.
+            rocpy.NotSupportedError: a CU mask on the nvidia backend.
+        """
         from .stream import Stream
         return Stream._create(self, priority, non_blocking, cu_mask)
 
     def create_event(self, timing: bool = True, blocking: bool = False,
                      interprocess: bool = False) -> Any:
-        """A new `Event` on this device; see `Event`."""
+        """A new `Event` on this device (``hipEventCreateWithFlags``).
+
+        Args:
+            timing: Records time, for `Event.elapsed` (off: ``hipEventDisableTiming``).
+            blocking: ``synchronize`` blocks the thread instead of spinning
+                (``hipEventBlockingSync``).
+            interprocess: Shareable with other processes (``hipEventInterprocess``;
+                needs ``timing=False``, as in HIP).
+
+        Returns:
+            The new `Event`.
+        """
         from .event import Event
         return Event(self, timing=timing, blocking=blocking, interprocess=interprocess)
 

@@ -170,6 +170,18 @@ class Event(Handle):
 
         Both must have timing, have been recorded, be complete and be on the
         same device; otherwise the runtime's error is raised with a note.
+
+        Args:
+            end: The later `Event`.
+
+        Returns:
+            The time between the two, in milliseconds.
+
+        Raises:
+            TypeError: ``end`` is not an `Event`.
+            rocpy.NotReadyError: an event has not completed yet.
+            rocpy.HipError: an event has no timing or was not recorded
+                (``hipErrorInvalidHandle``).
         """
         h = self._require_open()
         if not isinstance(end, Event):

@@ -240,6 +240,15 @@ class Buffer(Handle):
         stream).  With ``stream`` (a `Stream` or any object with
         ``__hip_stream__``), ``hipMemcpyAsync`` on it; ``src`` and this buffer
         are kept alive until the copy completes.
+
+        Args:
+            src: What to copy from, of this buffer's size.
+            stream: The stream to copy on; None copies synchronously.
+
+        Raises:
+            rocpy.InvalidValueError: ``src`` has another size.
+            rocpy.ClosedError: this buffer was closed.
+            rocpy.HipError: the copy failed (the runtime's status).
         """
         if stream is None or not _copy_async(self, src, False, stream):
             self._copy_with(src, False, stream)
@@ -251,6 +260,18 @@ class Buffer(Handle):
         contiguous bytes-like object (bytearray, memoryview).  Stream
         semantics as in `copy_from`: with a stream, read ``dst`` only after
         synchronizing.
+
+        Args:
+            dst: Where to copy to, of this buffer's size.
+            stream: The stream to copy on; None copies synchronously.
+
+        Returns:
+            ``dst``.
+
+        Raises:
+            rocpy.InvalidValueError: ``dst`` has another size.
+            rocpy.ClosedError: this buffer was closed.
+            rocpy.HipError: the copy failed (the runtime's status).
         """
         if stream is None or not _copy_async(self, dst, True, stream):
             self._copy_with(dst, True, stream)

@@ -141,6 +141,19 @@ class Module(Handle):
         that disagrees with the kernel's metadata (count, pointer or value,
         builtin sizes) raises ``ValueError`` at ``mod[name]``.  Kernels with
         mangled names are typed from their names anyway.
+
+        Args:
+            source: A path (str or os.PathLike) or the file's bytes.
+            device: The `Device` (or its index) to load on; None: the current one.
+            param_types: Parameter type names per ``extern "C"`` kernel.
+
+        Returns:
+            The loaded `Module`; ``module[name]`` is a `Kernel`.
+
+        Raises:
+            rocpy.codeobject.NoMatchingTargetError: no entry serves the device's target.
+            rocpy.codeobject.CodeObjectError: the file is not a code object.
+            rocpy.HipError: ``hipModuleLoadData`` failed (the runtime's status).
         """
         declared: dict[str, tuple[tuple[str, ...], bool]] = {}
         if param_types is not None:
@@ -533,6 +546,20 @@ class Kernel(Handle):
         against the device's limits before the call
         (``hipErrorInvalidConfiguration``/``hipErrorInvalidValue``); the
         arguments (and this kernel) are kept alive until the launch completes.
+
+        Args:
+            grid: Blocks in the grid (an int, or 1 to 3 ints).
+            block: Threads in a block (an int, or 1 to 3 ints).
+            args: The kernel's arguments, in order.
+            stream: The stream to launch on; None: the device's null stream.
+            shared_mem: Dynamic shared memory (LDS) per block, in bytes.
+
+        Raises:
+            rocpy.codeobject.KernelArgumentError: an argument does not fit its
+                parameter (its subclasses say how: count, type, range, value).
+            rocpy.HipError: the configuration is outside the device's limits, or
+                the launch failed (the runtime's status).
+            rocpy.ClosedError: the kernel's module was closed.
         """
         if self._h is None:
             raise self._closed_error()

@@ -77,7 +77,19 @@ class Program:
             a.has("hiprtcCompileProgram")
 
     def compile(self, device: Any = None, options: Iterable[str] = ()) -> Module:
-        """Compile for ``device`` (default: current) and load the result as a `Module`."""
+        """Compile for ``device`` (default: current) and load the result as a `Module`.
+
+        Args:
+            device: The `Device` (or its index) to compile for; None: the current one.
+            options: Compiler options (``-O3``, ``-DNAME=1``, ...), passed as given.
+
+        Returns:
+            The `Module` of the compiled code (also in ``self.code``, as bytes).
+
+        Raises:
+            rocpy.HiprtcError: the compilation failed; ``.log`` has the compiler's output.
+            rocpy.NotSupportedError: the backend has no hipRTC and no hipcc was found.
+        """
         dev = as_device(device)
         opts = [str(o) for o in options]
         if self._use_hiprtc():

@@ -463,7 +463,16 @@ class Stream(_OrderedHandle):
 
     def wait(self, what: Any) -> None:
         """Make later work on this stream wait for ``what``: an `Event`, or
-        another stream's work enqueued so far (``hipStreamWaitEvent``)."""
+        another stream's work enqueued so far (``hipStreamWaitEvent``).
+
+        Args:
+            what: An `Event`, a `Stream`, or any object with ``__hip_stream__``
+                or ``__cuda_stream__``.
+
+        Raises:
+            rocpy.ClosedError: this stream or ``what`` was closed.
+            rocpy.HipError: the runtime refused (its status).
+        """
         h = self._enter()
         if isinstance(what, Event):
             what._require_open()
@@ -483,7 +492,19 @@ class Stream(_OrderedHandle):
             marker.close()  # the runtime keeps the wait's dependency itself
 
     def record(self, event: Event | None = None, timing: bool = True) -> Event:
-        """Record ``event`` (default: a new one, with ``timing``) here and return it."""
+        """Record ``event`` (default: a new one, with ``timing``) here and return it.
+
+        Args:
+            event: An `Event` of this stream's device to record again; None makes one.
+            timing: Whether the new event records time (for `Event.elapsed`).
+
+        Returns:
+            The recorded `Event`.
+
+        Raises:
+            TypeError: ``event`` is not an `Event`.
+            rocpy.ClosedError: the stream was closed.
+        """
         self._enter()
         if event is None:
             event = Event(self._dev, timing=timing)

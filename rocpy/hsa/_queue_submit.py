@@ -109,6 +109,24 @@ class Submission:
         acquire and release), one scope or an (acquire, release) pair of
         ``'none'``/``'agent'``/``'system'``; the segment sizes default to the
         kernel's (plus ``dynamic_lds`` bytes of group memory).
+
+        Args:
+            kernel: An `rocpy.hsa.Kernel` of an executable loaded for this queue's agent.
+            grid: Work-items in the grid (an int or 1 to 3 ints).
+            workgroup: Work-items per group (an int or 1 to 3 ints).
+            args: The kernel's arguments, packed by its metadata.
+            completion_signal: A `Signal` the packet decrements when done.
+            barrier: Wait for every earlier packet first.
+            fences: The acquire and release scopes; None: system.
+            group_segment_size: Group (LDS) bytes; None: the kernel's.
+            private_segment_size: Private bytes per work-item; None: the kernel's.
+            dynamic_lds: Extra group bytes for dynamic shared memory.
+
+        Raises:
+            rocpy.codeobject.KernelArgumentError: an argument does not fit its parameter.
+            rocpy.codeobject.LaunchConfigError: the grid or workgroup is not
+                1 to 3 sizes within the agent's limits.
+            rocpy.HsaError: the queue has failed (its error).
         """
         if self._bad:
             self._check()

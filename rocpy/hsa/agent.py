@@ -197,10 +197,12 @@ class Agent(Handle):
 
     @property
     def is_gpu(self) -> bool:
+        """Whether this is a GPU agent (``HSA_DEVICE_TYPE_GPU``)."""
         return self.type == "gpu"
 
     @property
     def is_cpu(self) -> bool:
+        """Whether this is a CPU agent (``HSA_DEVICE_TYPE_CPU``)."""
         return self.type == "cpu"
 
     node = Fixed("HSA_AGENT_INFO_NODE", "u32", "The topology node (KFD node id).")
@@ -359,6 +361,15 @@ class Agent(Handle):
         ``fine_grained`` True/False; ``kernarg``: pools that hold kernel
         arguments; ``allocatable``: pools the runtime allocates from.  None
         leaves a criterion out.
+
+        Args:
+            segment: The pool's segment, or None for any.
+            fine_grained: Fine-grained (True) or coarse-grained (False) pools only.
+            kernarg: Pools that hold (True) or do not hold (False) kernel arguments.
+            allocatable: Pools the runtime allocates from (True) or not (False).
+
+        Returns:
+            The matching `Pool` objects, in the runtime's order.
         """
         self._require_open()
         return [p for p in self._all_pools() if p._matches(segment, fine_grained, kernarg,
@@ -386,6 +397,19 @@ class Agent(Handle):
         ``size`` in packets (a power of two; default 4096, within the agent's
         limits), ``type`` ``'multi'`` or ``'single'``, ``on_error(exc)`` called
         on rocpy's dispatcher thread when the queue fails.
+
+        Args:
+            size: Packets in the ring (a power of two); None: 4096.
+            type: ``'multi'`` (several producers) or ``'single'``.
+            on_error: Called with the exception when the queue fails.
+            **options: `rocpy.hsa.Queue`'s keyword options (``cu_mask``,
+                ``priority``, ``profiling``, ...).
+
+        Returns:
+            The new `rocpy.hsa.Queue`, owned (``close`` or ``with``).
+
+        Raises:
+            rocpy.HsaError: ``hsa_queue_create`` failed (the runtime's status).
         """
         from .queue import Queue
         return Queue(self, size=size, type=type, on_error=on_error, **options)

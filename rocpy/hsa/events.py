@@ -86,6 +86,7 @@ class MemoryFault(SystemEvent):
 
     @property
     def reasons(self) -> frozenset[str]:
+        """The fault's reasons, named from ``reason_mask`` (``hsa_amd_memory_fault_reason_t``)."""
         mask = self.reason_mask
         out = set()
         for name, constant in _REASONS:

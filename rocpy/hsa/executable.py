@@ -120,6 +120,18 @@ class Executable(Handle):
         The bundle entry for the agent's target is chosen as ROCm chooses it;
         `rocpy.codeobject.NoMatchingTargetError` lists what the file holds
         when none fits.
+
+        Args:
+            agent: The GPU `Agent` to load for.
+            source: A path (str or os.PathLike) or the file's bytes.
+
+        Returns:
+            The frozen `Executable`; ``exe.kernel(name)`` gives its kernels.
+
+        Raises:
+            ValueError: ``agent`` has no ISA (a CPU agent).
+            rocpy.codeobject.NoMatchingTargetError: no entry serves the agent's target.
+            rocpy.HsaError: ROCr refused the code object (its status).
         """
         agent_handle(agent)
         target = agent.target
@@ -328,6 +340,7 @@ class Kernel(Handle):
 
     @property
     def wavefront_size(self) -> int:
+        """Work-items per wavefront the kernel was compiled for (32 or 64), from its metadata."""
         return self.info.wavefront_size
 
     def prepare(self, grid: Any, workgroup: Any, args: Any = (), **options: Any) -> Any:

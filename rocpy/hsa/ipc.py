@@ -80,6 +80,17 @@ def ipc_export(buffer: Any, size: int | None = None) -> IpcHandle:
 
     ``size`` defaults to the buffer's; ROCr takes only an allocation's base
     and its full size (``HSA_STATUS_ERROR_INVALID_ARGUMENT`` otherwise).
+
+    Args:
+        buffer: An `rocpy.hsa.Buffer` from a pool.
+        size: The bytes to share; None: the buffer's size.
+
+    Returns:
+        The `IpcHandle` (picklable) that `IpcMemory.attach` takes in another process.
+
+    Raises:
+        TypeError: ``buffer`` is not an `rocpy.hsa.Buffer`.
+        rocpy.HsaError: ROCr refused (its status).
     """
     from .memory import Buffer
     if not isinstance(buffer, Buffer):
@@ -152,6 +163,7 @@ class IpcMemory(Handle):
 
     @property
     def nbytes(self) -> int:
+        """The size in bytes (``size``, under the name HIP buffers use)."""
         return self.size
 
     @property

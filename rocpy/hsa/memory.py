@@ -153,7 +153,18 @@ class _MemoryPlace(Handle):
         return read_info(getattr(lib, self._INFO_CALL), (h,), attribute, kind, self._INFO_CALL)
 
     def allocate(self, nbytes: int) -> Buffer:
-        """``nbytes`` of this memory, owned by the returned `Buffer` (freed at its release)."""
+        """``nbytes`` of this memory, owned by the returned `Buffer` (freed at its release).
+
+        Args:
+            nbytes: The size in bytes.
+
+        Returns:
+            The new `Buffer`.
+
+        Raises:
+            rocpy.OutOfMemoryError: the pool has not that much free memory.
+            rocpy.HsaError: the allocation failed otherwise (the runtime's status).
+        """
         h = self._require_open()
         ffi, lib = api()
         size = _size(nbytes)
@@ -244,11 +255,13 @@ class Region(_MemoryPlace):
 
     @property
     def segment(self) -> str:
+        """``'global'``, ``'readonly'``, ``'private'``, ``'group'`` or ``'kernarg'``."""
         value = self._fixed("segment", "HSA_REGION_INFO_SEGMENT", "enum")
         return _segment_name("hsa_region_segment_t", value, "HSA_REGION_SEGMENT_")
 
     @property
     def flags(self) -> frozenset[str]:
+        """Global flags: ``'fine_grained'``, ``'coarse_grained'``, ``'kernarg'``."""
         if self.segment != "global":
             return frozenset()
         mask = self._fixed("flags", "HSA_REGION_INFO_GLOBAL_FLAGS", "u32")
@@ -268,6 +281,7 @@ class Region(_MemoryPlace):
 
     @property
     def is_system(self) -> bool:
+        """Whether the region is host memory (host-accessible)."""
         return self.host_accessible
 
 
@@ -297,6 +311,7 @@ class Buffer(Handle):
 
     @property
     def nbytes(self) -> int:
+        """The size in bytes (``size``, under the name HIP buffers use)."""
         return self.size
 
     @property

@@ -444,6 +444,22 @@ class Signal(Handle):
         observed fails the condition, unless ``raise_on_timeout`` makes it a
         `WaitTimeout` (a `TimeoutError`).  ``wait_state`` is HSA's hint
         (``'blocked'`` or ``'active'``); ``order`` ``'scacquire'`` or ``'relaxed'``.
+
+        Args:
+            condition: ``'eq'``, ``'ne'``, ``'lt'`` or ``'gte'`` (HSA's conditions).
+            value: The value compared against.
+            timeout: Seconds to wait at most; None: no limit.
+            wait_state: ``'blocked'`` or ``'active'``.
+            order: The memory order of the load that satisfies the condition.
+            raise_on_timeout: Raise instead of returning a failing value.
+
+        Returns:
+            The value observed (which meets the condition unless it timed out).
+
+        Raises:
+            WaitTimeout: the timeout passed and ``raise_on_timeout`` is set.
+            ValueError: an unknown condition, wait state or order.
+            rocpy.ClosedError: the signal was closed.
         """
         self._use()
         cond = _condition(condition)

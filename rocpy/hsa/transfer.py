@@ -124,6 +124,19 @@ def copy_async(dst: Any, src: Any, size: int, *, completion: Signal, deps: Seque
     alive until `completion` drops to 0 or below, even when closed meanwhile
     (their release then waits for it).  A copy of 0 bytes does nothing and
     never signals (as ROCr): nothing is kept for it.
+
+    Args:
+        dst: The destination: a buffer, locked memory or a raw address.
+        src: The source, the same kinds.
+        size: Bytes to copy.
+        completion: The `Signal` decremented when the copy is done.
+        deps: Signals that must reach 0 before the copy starts.
+        dst_agent: The agent owning ``dst``; None: the buffer's owner.
+        src_agent: The agent owning ``src``; None: the buffer's owner.
+
+    Raises:
+        AccessError: the agent running the copy cannot access both ends.
+        rocpy.HsaError: ROCr refused the copy (its status).
     """
     _submit_async("hsa_amd_memory_async_copy", (), dst, src, size, completion, deps,
                   dst_agent, src_agent)

@@ -69,12 +69,14 @@ class LeakCheck:
         self.before: int | None = None
 
     def start(self) -> "LeakCheck":
+        """Settle what earlier work left in flight and record the stub's allocation count."""
         if rocpy.debug.live_objects():
             settle(self.timeout)
         self.before = stub_allocations() if self.allocations else None
         return self
 
     def finish(self) -> None:
+        """Synchronize, collect until nothing is alive or the timeout passes; raise `LeakError` if something is."""
         if rocpy.backend().is_stub:
             from rocpy import stub
             stub.clear_faults()
@@ -115,19 +117,24 @@ class StubControls:
         self._emulated: list[str] = []
 
     def inject(self, kind: str, skip: int = 0, count: int = 1) -> None:
+        """Arm a fault: `rocpy.stub.inject` (disarmed after the test)."""
         self.stub.inject(kind, skip, count)
 
     def clear_faults(self) -> None:
+        """Disarm every armed fault (`rocpy.stub.clear_faults`)."""
         self.stub.clear_faults()
 
     def emulate(self, name: str, fn: Callable[[Any], int | None]) -> None:
+        """Register ``fn`` as kernel ``name``'s emulation (`rocpy.stub.register_kernel`), unregistered after the test."""
         self.stub.register_kernel(name, fn)
         self._emulated.append(name)
 
     def live_allocations(self) -> int:
+        """The stub's live native allocations (`rocpy.stub.live_allocations`)."""
         return self.stub.live_allocations()
 
     def device_count(self) -> int:
+        """The number of simulated devices (`rocpy.stub.device_count`)."""
         return self.stub.device_count()
 
     def close(self) -> None:
