@@ -142,6 +142,9 @@ class Device(Handle):
     _props: Any
     _ctx: Any
     _null: Any
+    _streams: weakref.WeakSet[Any]
+    _dev_lock: threading.RLock
+    _reset_lock: threading.Lock
 
     def __new__(cls, index: int = 0) -> Device:
         dev = _devices.get(index) if type(index) is int else None

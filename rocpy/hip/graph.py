@@ -94,6 +94,7 @@ class Graph(Handle):
 
     _keep: list
     _tokens: list
+    _why: str | None
 
     def __init__(self, device: Any = None) -> None:
         a = api()
@@ -348,6 +349,11 @@ class GraphExec(Handle):
     """An executable graph (``hipGraphExec_t``), made by `Graph.instantiate`."""
 
     __slots__ = ("_keep", "_errors", "_has_host", "_dev_index")
+
+    _keep: tuple[list[Any], list[Any]]
+    _errors: CallbackErrors
+    _has_host: bool
+    _dev_index: int
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("make a GraphExec with Graph.instantiate()")

@@ -118,8 +118,14 @@ class Module(Handle):
                  "_ptypes")
 
     _dev: Device
+    _ctx: Any
+    _image: bytes
     _code: Any
     _names: tuple[str, ...]
+    _kernels: weakref.WeakValueDictionary[str, Kernel]
+    _source: str
+    _mlock: threading.Lock
+    _ptypes: dict[str, tuple[tuple[str, ...], bool]]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("load a Module with Module.load(path_or_bytes, device=...)")
@@ -339,6 +345,27 @@ class Kernel(Handle):
                  "_geom_args", "_kfirst", "_extra", "_fn", "_null",
                  "_gkey", "_max_threads", "_max_block", "_max_grid",
                  "_max_shared", "_nullp", "_bufs", "_noargs", "_launcher", "_hot_launch")
+
+    _module: Module
+    _dev: Device
+    _dev_index: int
+    _name: str
+    _info: Any
+    _layout: codeobject.KernargLayout
+    _pack_into: Any
+    _geom_args: bool
+    _kfirst: Any
+    _extra: Any
+    _fn: Any
+    _max_threads: int
+    _max_block: tuple[int, int, int]
+    _max_grid: tuple[int, int, int]
+    _max_shared: int
+    _nullp: Any
+    _bufs: list[Any]
+    _noargs: bool
+    _launcher: Any
+    _hot_launch: Any
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("get a Kernel with module['name']")

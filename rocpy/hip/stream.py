@@ -139,6 +139,10 @@ class Stream(_OrderedHandle):
     _capture: Any
     _priority: int | None
     _flags: int | None
+    _cb_seen: bool
+    _more_errors: list[CallbackErrors]
+    _weak: weakref.ref[Stream]
+    _thread: int
     _release_first_at_exit = True    # destroyed before what its work uses (see _handle)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import _args
 from ..errors import hsa_error
@@ -82,7 +82,9 @@ def set_priority(lib: Any, queue: Any, value: int) -> None:
 class Control:
     """The scheduling half of `Queue` (a mixin: the state is the Queue's)."""
 
-    __slots__ = ()
+    # mypy checks assignments against a class's own __slots__; a mixin's state is its Queue's
+    if not TYPE_CHECKING:
+        __slots__ = ()
     _bad: bool
     _lib: Any
     _lock: Any

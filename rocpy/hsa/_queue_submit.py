@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import _args
 from .._handle import Borrow
 from ..codeobject.errors import ArgumentCountError
+from ..errors import ClosedError
 from ._common import api, check_timeout, signal_handle, ticks
 from ._queue_native import WAIT_SLICE
 from ._queue_state import Retired
@@ -33,7 +34,9 @@ FULL = -4   # ROCPY_AQL_FULL (aql.h): no space within one wait slice, nothing su
 class Submission:
     """The submission half of `Queue` (a mixin: the state is the Queue's)."""
 
-    __slots__ = ()
+    # mypy checks assignments against a class's own __slots__; a mixin's state is its Queue's
+    if not TYPE_CHECKING:
+        __slots__ = ()
     _aql: Any
     _agent_hv: int
     _bad: bool
@@ -51,6 +54,10 @@ class Submission:
     _templates: dict[Any, bytes]
     agent: Any
     # Queue defines _check; Handle _closed_error
+
+    if TYPE_CHECKING:   # Queue's and Handle's
+        def _check(self) -> None: ...
+        def _closed_error(self) -> ClosedError: ...
 
     def _live_aql(self) -> Any:
         """The C submission state; under ``self._lock`` (the release frees it under that lock)."""
