@@ -15,7 +15,6 @@ from rocpy._build import backends, dropin, typestub  # noqa: E402
 from rocpy._build.locate import RocmNotFound  # noqa: E402
 
 _described = {}
-_builders = {}    # module name -> the FFI its builder returned (for the type stubs)
 
 
 def _amd_api():
@@ -28,7 +27,9 @@ def _amd_api():
 
 
 def _kept(ffi):
-    _builders[ffi._assigned_source[0]] = ffi
+    # cffi runs this file again in its own namespace for cffi_modules: the FFIs are
+    # kept in a module both executions share
+    typestub.BUILDERS[ffi._assigned_source[0]] = ffi
     return ffi
 
 
@@ -69,7 +70,7 @@ def type_stubs(build_ext_cmd):
     """Write ``_lib_X.pyi`` next to each compiled backend module (after ``build_ext``;
     see rocpy/_build/typestub.py)."""
     names = {n: [p for _, p in f.params] for n, f in _amd_api().functions.items()}
-    for module, ffi in _builders.items():
+    for module, ffi in typestub.BUILDERS.items():
         path = build_ext_cmd.get_ext_fullpath(module)
         typestub.write(ffi, os.path.join(os.path.dirname(path), module.rpartition(".")[2] + ".pyi"),
                        names)

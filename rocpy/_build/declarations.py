@@ -10,6 +10,7 @@ body once.
 from __future__ import annotations
 
 import copy
+from collections.abc import Set
 from dataclasses import dataclass, field
 
 from pycparser import c_ast, c_generator, c_parser
@@ -104,7 +105,7 @@ def _is_bitfield_struct(t) -> bool:
         d.bitsize is not None for d in (t.decls or []))
 
 
-def parse(text: str, types_only_lines: set[int] = frozenset()) -> Declarations:
+def parse(text: str, types_only_lines: Set[int] = frozenset()) -> Declarations:
     """Parse preprocessed, ROCm-only header text into declarations and cdef.
 
     Functions declared on ``types_only_lines`` (1-based lines of ``text``) are
@@ -121,7 +122,7 @@ def parse(text: str, types_only_lines: set[int] = frozenset()) -> Declarations:
     gen = _Generator()
     decls = Declarations(cdef="")
     lines: list[str] = []
-    emitted_bodies: dict[int, str] = {}     # id(body node) -> first typedef name
+    emitted_bodies: dict[int, str | None] = {}     # id(body node) -> first typedef name
     emitted_named: set[tuple[str, str]] = set()
 
     for index, ext in enumerate(ast.ext):

@@ -29,6 +29,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from elftools.elf.elffile import ELFFile
 from elftools.elf.gnuversions import GNUVerDefSection, GNUVerSymSection
@@ -149,7 +150,7 @@ def real_exports(installed: dict[str, str], key: str, soname: str) -> Exports | 
         return None
     real = read_exports(path)
     with open(path, "rb") as f:
-        dynamic = ELFFile(f).get_section_by_name(".dynamic")
+        dynamic: Any = ELFFile(f).get_section_by_name(".dynamic")
         so = next((t.soname for t in dynamic.iter_tags() if t.entry.d_tag == "DT_SONAME"), None) \
             if dynamic else None
     return real if so == soname else None

@@ -28,7 +28,7 @@ thread; their exceptions are raised as `rocpy.CallbackError` by the next
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from .. import _dispatcher
@@ -350,7 +350,7 @@ class GraphExec(Handle):
 
     __slots__ = ("_keep", "_errors", "_has_host", "_dev_index")
 
-    _keep: tuple[list[Any], list[Any]]
+    _keep: tuple[Sequence[Any], Sequence[Any]]
     _errors: CallbackErrors
     _has_host: bool
     _dev_index: int

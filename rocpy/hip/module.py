@@ -284,7 +284,7 @@ def _dims(value: Any, what: str) -> tuple[int, int, int]:
     elif getattr(value, "ndim", None) == 1 and hasattr(value, "tolist"):
         items = tuple(value)     # a 1-D numpy array: its elements, never its truth value
     elif isinstance(value, bool) or type(value).__name__ == "bool_" or \
-            not hasattr(value, "__index__") or getattr(value, "ndim", 0):
+            not hasattr(value, "__index__") or getattr(value, "ndim", None):
         raise TypeError(f"{what} is an int or 1 to 3 ints, not {type(value).__name__}")
     else:
         items = (value,)
@@ -366,6 +366,8 @@ class Kernel(Handle):
     _noargs: bool
     _launcher: Any
     _hot_launch: Any
+    _null: Stream | None
+    _gkey: tuple[tuple[Any, Any, Any], tuple[int, ...]] | None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("get a Kernel with module['name']")
@@ -572,6 +574,7 @@ class Kernel(Handle):
         h = self._h
         if h is None:
             raise self._closed_error()
+        s: Stream | None
         if type(stream) is Stream:
             s = stream
         elif stream is None:
@@ -671,7 +674,7 @@ def _param_spec(layout: codeobject.KernargLayout) -> tuple[tuple[Any, ...], ...]
     (`rocpy.codeobject.argconv.slot`) the Python packer is generated from; parameters
     of unknown type are raw bytes there (anything else goes to the Python packer)."""
     from ..codeobject import argconv
-    spec = []
+    spec: list[tuple[int, int, int, int, int, int, int, frozenset[type] | None]] = []
     for p in layout.params:
         plan = argconv.slot(p)
         size = p.size

@@ -72,14 +72,14 @@ def _stream_query(stream: int) -> int:
     """``hipStreamQuery`` by address (bound at the first call, `_calls`)."""
     global _stream_query, _NOT_READY
     _NOT_READY = api().not_ready
-    _stream_query = _calls.bind_p("hipStreamQuery", "hipStream_t")
+    _stream_query = _calls.bind_p("hipStreamQuery", "hipStream_t")  # type: ignore[assignment]  # rebinds itself at the first call
     return _stream_query(stream)
 
 
 def _wait_event(stream: int, event: int, flags: int) -> int:
     """``hipStreamWaitEvent`` by addresses (bound at the first call, `_calls`)."""
     global _wait_event
-    _wait_event = _calls.bind_ppu("hipStreamWaitEvent", "hipStream_t", "hipEvent_t")
+    _wait_event = _calls.bind_ppu("hipStreamWaitEvent", "hipStream_t", "hipEvent_t")  # type: ignore[assignment]  # rebinds itself at the first call
     return _wait_event(stream, event, flags)
 
 

@@ -72,7 +72,8 @@ class Barriers:
                 gen = lib.rocpy_aql_dispatch(self._live_aql(), packet, b"", 0, 0)
                 while gen == FULL:
                     gen = self._wait_for_space(
-                        lambda p=packet: lib.rocpy_aql_dispatch(self._live_aql(), p, b"", 0, 0))
+                        lambda p=packet: lib.rocpy_aql_dispatch(  # type: ignore[misc]
+                            self._live_aql(), p, b"", 0, 0))
                 # what the packets use is kept with the last one: it retires after the others
                 self._submitted(gen, borrows if n == len(packets) else None)
 

@@ -151,7 +151,7 @@ class Submission:
                 raise self._closed_error()
             # the packet processor reaches the signal until the packet retires: a close()
             # meanwhile releases it after that (a Borrow), not under the queued packet
-            held = Borrow(completion_signal) if sig else None
+            held = Borrow(completion_signal) if sig else None  # type: ignore[arg-type]  # sig: a signal
             gen = self._dispatch_c(self._aql, packet, kernarg, kernel._kernarg_len, sig)
             while gen == FULL:
                 gen = self._wait_for_space(lambda: self._dispatch_c(

@@ -159,7 +159,7 @@ class IpcMemory(Handle):
         """The address here (raises `rocpy.ClosedError` once detached)."""
         return self._require_open()
 
-    __int__ = __index__ = ptr.fget  # type: ignore[assignment]
+    __int__ = __index__ = ptr.fget  # type: ignore[attr-defined]  # mypy: a property read in its class body
 
     def copy_from(self, src: Any, size: int | None = None) -> None:
         """Copy ``size`` bytes (default: all) from `src` into this memory (hsa_memory_copy)."""

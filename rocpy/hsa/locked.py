@@ -79,7 +79,7 @@ class LockedMemory(Handle):
         """The agents' address (raises `rocpy.ClosedError` once unlocked)."""
         return self._require_open()
 
-    __int__ = __index__ = ptr.fget  # type: ignore[assignment]
+    __int__ = __index__ = ptr.fget  # type: ignore[attr-defined]  # mypy: a property read in its class body
 
     def __enter__(self) -> int:  # type: ignore[override]
         """``with hsa.lock(array) as ptr``: the agents' pointer."""

@@ -304,7 +304,7 @@ class Buffer(Handle):
         """The address (raises `rocpy.ClosedError` once closed: kernels never get freed memory)."""
         return self._require_open()
 
-    __int__ = __index__ = ptr.fget  # type: ignore[assignment]
+    __int__ = __index__ = ptr.fget  # type: ignore[attr-defined]  # mypy: a property read in its class body
 
     def __repr__(self) -> str:
         h = self._h

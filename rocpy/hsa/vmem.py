@@ -213,7 +213,7 @@ class Mapping(Handle):
         """Where the memory is mapped."""
         return self._require_open()
 
-    __int__ = __index__ = address.fget  # type: ignore[assignment]
+    __int__ = __index__ = address.fget  # type: ignore[attr-defined]  # mypy: a property read in its class body
 
     def set_access(self, access: MappingType[Agent, str] | Iterable[Agent], perm: str = "rw") -> None:
         """Grant agents access (hsa_amd_vmem_set_access): ``{agent: 'rw'|'ro'|'wo'|'none'}``,

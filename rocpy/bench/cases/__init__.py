@@ -300,7 +300,7 @@ class Gate:
 
     def __init__(self, env: Env) -> None:
         self.enabled = False
-        self.kernel = None
+        self.kernel: Any = None
         if env.backend != "stub":
             return
         try:

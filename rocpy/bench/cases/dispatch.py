@@ -17,6 +17,7 @@ code object.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..harness import Case
@@ -74,7 +75,7 @@ def build(env: Env) -> list[Bench]:
             (f"{n} launches + 1 sync",
              f"batched enqueue: {n} launches, then one synchronize (per launch)",
              rocpy_batch, raw_batch, n, "launch_batch", {"n": n})):
-        variants = {"rocpy": mine}
+        variants: dict[str, Callable[[], object]] = {"rocpy": mine}
         if compare_on:
             variants["raw"] = raw
             for peer in peers:
