@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import functools
 import operator
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import numpy as np
 
@@ -47,6 +47,10 @@ from . import _api, _calls, _wait
 from ._api import api, use_device
 from . import _cai
 from .typed import TypedBuffer, _as_array, _cuda_array_interface, _numpy_view
+
+if TYPE_CHECKING:
+    from .context import Context
+    from .device import Device
 
 _B = TypeVar("_B", bound="Buffer")   # a Buffer subclass: its factories return their own class
 
@@ -181,12 +185,12 @@ class Buffer(Handle):
         return self._nbytes
 
     @property
-    def context(self) -> Any:
+    def context(self) -> Context:
         """The `Context` the memory belongs to."""
         return self._ctx
 
     @property
-    def device(self) -> Any:
+    def device(self) -> Device:
         """The device of the buffer's context (the current device for the host context)."""
         return self._ctx.device
 

@@ -45,7 +45,7 @@ import operator
 import threading
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import _args
 from .._dispatcher import CallbackErrors
@@ -60,6 +60,9 @@ from ._lane import new_lane
 from ._stream_order import FENCE_EVERY, _destroy_stream, _OrderedHandle
 from .device import Device, as_device
 from .event import Event
+
+if TYPE_CHECKING:
+    from .context import Context
 
 _OWNED, _NULL, _PER_THREAD, _FOREIGN = "owned", "null", "per_thread", "foreign"
 _per_thread = threading.local()
@@ -305,7 +308,7 @@ class Stream(_OrderedHandle):
         return self._dev
 
     @property
-    def context(self) -> Any:
+    def context(self) -> Context:
         """The device's primary `Context`."""
         return self._ctx
 
