@@ -82,7 +82,8 @@ def _safe(name: str, i: int) -> str:
 
 
 def names(ffi: FFI) -> dict[str, str]:
-    """Each name the compiled ``lib`` exports -> its kind (function, constant, variable)."""
+    """Each name the compiled ``lib`` exports -> its kind (function, constant, variable,
+    extern_python)."""
     out: dict[str, str] = {}
     for key, (t, _quals) in _declarations(ffi).items():
         kind, _, name = key.partition(" ")
@@ -92,6 +93,8 @@ def names(ffi: FFI) -> dict[str, str]:
             out[name] = "constant"
         elif kind == "variable":
             out[name] = "variable"
+        elif kind == "extern_python":   # the C function cffi defines (ffi.def_extern)
+            out[name] = "extern_python"
         elif isinstance(t, model.EnumType):
             for e in t.enumerators:
                 out[e] = "constant"
@@ -114,6 +117,8 @@ def render(ffi: FFI, module: str,
             lines.append(_function(name, raw, param_names.get(name)))
         elif kind == "variable":
             lines.append(f"    {name}: {_py_type(decls[f'variable {name}'][0], False)}")
+        elif kind == "extern_python":
+            lines.append(f"    {name}: Final[_CData]")
         else:
             t = decls.get(f"constant {name}", (None, 0))[0]
             typ = _py_type(t, False) if t is not None else "int"
