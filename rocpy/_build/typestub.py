@@ -66,9 +66,10 @@ def _py_type(t: model.BaseTypeByIdentity, param: bool) -> str:
 def _function(name: str, t: model.RawFunctionType, names: Sequence[str] | None) -> str:
     if names is None or len(names) != len(t.args):
         names = [f"arg{i}" for i in range(len(t.args))]
-    params = [f"{_safe(n, i)}: {_py_type(a, True)}" for i, (n, a) in enumerate(zip(names, t.args))]
-    if params:
-        params.append("/")
+    # positional-only, like every C function cffi exposes (``lib`` is an instance of _Lib)
+    params = ["self"] + [f"{_safe(n, i)}: {_py_type(a, True)}"
+                         for i, (n, a) in enumerate(zip(names, t.args))]
+    params.append("/")
     if t.ellipsis:
         params.append("*args: Any")
     return f"    def {name}({', '.join(params)}) -> {_py_type(t.result, False)}: ..."

@@ -42,7 +42,7 @@ def test_stub_covers_every_name_the_module_exports(mod):
     for name, node in members.items():
         if isinstance(node, ast.FunctionDef):
             ctype = mod.ffi.typeof(getattr(mod.lib, name))
-            assert len(node.args.posonlyargs) == len(ctype.args), name
+            assert len(node.args.posonlyargs) == 1 + len(ctype.args), name   # self
             assert (node.args.vararg is not None) == ctype.ellipsis, name
 
 
@@ -66,13 +66,13 @@ def test_c_types_become_the_python_types_cffi_uses():
     text = typestub.render(ffi, "rocpy._lib_probe", {"f": ["p", "d", "e", "s"]})
     compile(text, "<stub>", "exec")   # valid Python
     lines = {ln.strip() for ln in text.splitlines()}
-    assert ("def f(p: _CData | None, d: float, e: int, s: _CData | bytes | None, /, "
+    assert ("def f(self, p: _CData | None, d: float, e: int, s: _CData | bytes | None, /, "
             "*args: Any) -> int: ...") in lines
-    assert ("def g(arg0: _CData | None, arg1: _CData, arg2: bool | int, arg3: int, /) "
+    assert ("def g(self, arg0: _CData | None, arg1: _CData, arg2: bool | int, arg3: int, /) "
             "-> _CData: ...") in lines
-    assert "def h() -> float: ..." in lines
-    assert "def b(arg0: bytes, /) -> bool: ..." in lines
-    assert "def by_value() -> _CData: ..." in lines
+    assert "def h(self, /) -> float: ..." in lines
+    assert "def b(self, arg0: bytes, /) -> bool: ..." in lines
+    assert "def by_value(self, /) -> _CData: ..." in lines
     assert {"E_A: Final[int]", "E_B: Final[int]", "LIMIT: Final[int]",
             "SCALE: Final[float]", "counter: int", "on_event: Final[_CData]"} <= lines
     assert "from _cffi_backend import FFI" in lines and "lib: _Lib" in lines
@@ -83,4 +83,4 @@ def test_parameter_names_that_are_python_keywords_are_renamed():
     ffi.cdef("int k(int lambda, int from, int self);")
     text = typestub.render(ffi, "m", {"k": ["lambda", "from", "self"]})
     compile(text, "<stub>", "exec")
-    assert "def k(lambda_: int, from_: int, self_: int, /) -> int: ..." in text
+    assert "def k(self, lambda_: int, from_: int, self_: int, /) -> int: ..." in text
