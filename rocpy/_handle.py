@@ -24,7 +24,7 @@ import time
 import warnings
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from . import _reaper, _shutdown
 from .errors import ClosedError, ReleaseWarning
@@ -195,6 +195,8 @@ def _start() -> None:
     _shutdown.register()
 
 
+_H = TypeVar("_H", bound="Handle")   # `with` gives back the handle's own class
+
 class Handle:
     """Base of every object that owns (or borrows) a native handle.
 
@@ -338,7 +340,7 @@ class Handle:
         """
         _invalidate(self._rec, False, reason, frozenset(release))
 
-    def __enter__(self):
+    def __enter__(self: _H) -> _H:
         self._require_open()
         return self
 

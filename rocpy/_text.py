@@ -36,7 +36,7 @@ class Printer:
 
     def __init__(self, out: TextIO, plain: bool = False) -> None:
         self.out = out
-        self.blank = True          # whether the last thing printed ends with a blank line
+        self.blank: bool = True          # whether the last thing printed ends with a blank line
         self.console = None
         if use_rich(out, plain):
             from rich.console import Console

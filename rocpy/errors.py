@@ -37,7 +37,7 @@ class CallbackError(RocpyError):
     first exception as ``__cause__``.
     """
 
-    def __init__(self, errors: list) -> None:
+    def __init__(self, errors: list[BaseException]) -> None:
         super().__init__(errors)
         self.errors = errors
 

@@ -74,8 +74,8 @@ class GraphNode:
     __slots__ = ("graph", "kind", "_h")
 
     def __init__(self, graph: Graph, handle: Any, kind: str) -> None:
-        self.graph = graph
-        self.kind = kind
+        self.graph: Graph = graph
+        self.kind: str = kind
         self._h = handle
 
     def __repr__(self) -> str:

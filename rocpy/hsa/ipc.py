@@ -129,7 +129,7 @@ class IpcMemory(Handle):
         ffi, lib = api()
         n = 0
         arr = ffi.NULL
-        self.agents = None if agents is None else list(agents)
+        self.agents: list[Agent] | None = None if agents is None else list(agents)
         if self.agents is not None:
             if not self.agents:
                 raise ValueError("agents must name at least one agent (None: every GPU)")
@@ -141,7 +141,7 @@ class IpcMemory(Handle):
         st = lib.hsa_amd_ipc_memory_attach(handle._native(), handle.size, n, arr, out)
         if st:
             raise hsa_error(st, "hsa_amd_ipc_memory_attach")
-        self.size = handle.size
+        self.size: int = handle.size
         super().__init__(int(ffi.cast("uintptr_t", out[0])), (_detach, lib, out[0]), parents=(rt,))
 
     @classmethod

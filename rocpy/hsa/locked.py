@@ -67,9 +67,9 @@ class LockedMemory(Handle):
         self._cbuf = cbuf
         self._view = view
         self.size = size
-        self.host_ptr = int(ffi.cast("uintptr_t", host_ptr))
-        self.cpu = cpus[0]
-        self.agents = tuple(agents or ())
+        self.host_ptr: int = int(ffi.cast("uintptr_t", host_ptr))
+        self.cpu: Agent = cpus[0]
+        self.agents: tuple[Agent, ...] = tuple(agents or ())
         # the recipe holds the cffi buffer: the memory stays until unlocked
         super().__init__(int(ffi.cast("uintptr_t", out[0])), (_unlock, lib, host_ptr, cbuf),
                          parents=(runtime,))

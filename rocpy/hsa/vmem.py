@@ -140,7 +140,7 @@ class PhysicalMemory(Handle):
             handle = _imported
         self.pool = pool
         self.size = size
-        self.pinned = bool(pinned)
+        self.pinned: bool = bool(pinned)
         super().__init__(handle, (_release_handle, lib, handle), parents=(pool.agent.runtime,))
 
     def export(self) -> int:

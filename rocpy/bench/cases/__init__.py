@@ -299,7 +299,7 @@ class Gate:
     """
 
     def __init__(self, env: Env) -> None:
-        self.enabled = False
+        self.enabled: bool = False
         self.kernel: Any = None
         if env.backend != "stub":
             return
