@@ -55,7 +55,7 @@ class TypedBuffer:
             raise _api.invalid(call, f"shape {shape} of {dt} is {count * dt.itemsize} bytes, "
                                      f"the buffer {n}")
         self.buffer: Buffer = buffer
-        self.dtype = dt
+        self.dtype: np.dtype[Any] = dt
         self.shape: Any = shape
         self.readonly: bool = readonly
 

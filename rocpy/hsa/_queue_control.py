@@ -24,6 +24,9 @@ from .. import _args
 from ..errors import hsa_error
 from ._common import api, const
 
+if TYPE_CHECKING:
+    from .agent import Agent
+
 PRIORITIES = ("low", "normal", "high")
 
 
@@ -90,7 +93,7 @@ class Control:
     _lock: Any
     _priority: str
     _private_segment_size: int | None
-    agent: Any
+    agent: Agent
 
     @property
     def cu_mask(self) -> frozenset[int]:

@@ -28,6 +28,9 @@ from .dispatch import Dispatch
 from .executable import Kernel
 from .signal import Signal
 
+if TYPE_CHECKING:
+    from .agent import Agent
+
 FULL = -4   # ROCPY_AQL_FULL (aql.h): no space within one wait slice, nothing submitted
 
 
@@ -52,7 +55,7 @@ class Submission:
     _ring: Any
     _seg_bytes: int
     _templates: dict[Any, bytes]
-    agent: Any
+    agent: Agent
     # Queue defines _check; Handle _closed_error
 
     if TYPE_CHECKING:   # Queue's and Handle's

@@ -31,7 +31,7 @@ process too).  ``agents`` names the agents to map it for (None: every GPU).
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -159,7 +159,9 @@ class IpcMemory(Handle):
         """The address here (raises `rocpy.ClosedError` once detached)."""
         return self._require_open()
 
-    __int__ = __index__ = ptr.fget  # type: ignore[attr-defined]  # mypy: a property read in its class body
+    # the property's getter itself (mypy reads a property in its class body as a method)
+    __int__: Callable[[IpcMemory], int] = ptr.fget  # type: ignore[attr-defined]
+    __index__: Callable[[IpcMemory], int] = ptr.fget  # type: ignore[attr-defined]
 
     def copy_from(self, src: Any, size: int | None = None) -> None:
         """Copy ``size`` bytes (default: all) from `src` into this memory (hsa_memory_copy)."""

@@ -8,7 +8,7 @@
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._handle import Handle
@@ -79,7 +79,9 @@ class LockedMemory(Handle):
         """The agents' address (raises `rocpy.ClosedError` once unlocked)."""
         return self._require_open()
 
-    __int__ = __index__ = ptr.fget  # type: ignore[attr-defined]  # mypy: a property read in its class body
+    # the property's getter itself (mypy reads a property in its class body as a method)
+    __int__: Callable[[LockedMemory], int] = ptr.fget  # type: ignore[attr-defined]
+    __index__: Callable[[LockedMemory], int] = ptr.fget  # type: ignore[attr-defined]
 
     def __enter__(self) -> int:  # type: ignore[override]
         """``with hsa.lock(array) as ptr``: the agents' pointer."""

@@ -21,7 +21,7 @@ only when no queued work uses it).
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from .. import _args
@@ -304,7 +304,9 @@ class Buffer(Handle):
         """The address (raises `rocpy.ClosedError` once closed: kernels never get freed memory)."""
         return self._require_open()
 
-    __int__ = __index__ = ptr.fget  # type: ignore[attr-defined]  # mypy: a property read in its class body
+    # the property's getter itself (mypy reads a property in its class body as a method)
+    __int__: Callable[[Buffer], int] = ptr.fget  # type: ignore[attr-defined]
+    __index__: Callable[[Buffer], int] = ptr.fget  # type: ignore[attr-defined]
 
     def __repr__(self) -> str:
         h = self._h
