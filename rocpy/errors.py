@@ -280,7 +280,7 @@ class _Family:
         self.prefixes = prefixes
         self.classes = classes
         self.message = message
-        self.canonical = canonical or {}
+        self.canonical: dict[str, str] = canonical or {}
         self._api: tuple[Any, Any] | None = None
         # Filled without a lock: two threads racing on one code store equal values.
         self._cache: dict[int, tuple[type[StatusError], str, str]] = {}

@@ -138,7 +138,7 @@ class Queue(Submission, Barriers, Control, Profiling, Handle):
                                       else opts.private_segment_size)
         self._retire = retire
         self._seg_bytes = opts.kernarg_bytes // opts.kernarg_segments // 64 * 64
-        self.agent = agent
+        self.agent: Agent = agent
         self.id: int = int(queue.id)
         self.size: int = int(queue.size)
         self.type: str = opts.type
