@@ -69,10 +69,10 @@ class _Record:
         self.children = 0
         self.orphaned = False  # closed while children lived: released after the last one
         self.state = LIVE
-        self.ref: weakref.ref | None = None
+        self.ref: weakref.ref[Any] | None = None
         self.why: str | None = None
 
-    def __call__(self, _ref: weakref.ref) -> None:
+    def __call__(self, _ref: weakref.ref[Any]) -> None:
         # weakref callback: may run on any thread, inside any allocation
         self._post(self.reap)
 

@@ -529,7 +529,8 @@ def c_references(env: Any, results: dict[str, Any]) -> list[dict[str, Any]]:
             if metrics is None:
                 continue
             theirs = (metrics.get("dispatch_round_trip_us") or {}).get("median")
-            pairs: Sequence[dict[str, Any] | None] = [_pair(results, "HSA dispatch + wait", "dispatch_round_trip_us", theirs,
+            pairs: Sequence[dict[str, Any] | None]
+            pairs = [_pair(results, "HSA dispatch + wait", "dispatch_round_trip_us", theirs,
                            "one AQL dispatch + completion-signal wait")]
             kind = "C program (benchmarks/c/stub_hsa_bench.c)"
         else:

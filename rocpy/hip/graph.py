@@ -92,8 +92,8 @@ class Graph(Handle):
 
     __slots__ = ("_ctx", "_keep", "_tokens", "_errors", "_state", "_why", "_has_host")
 
-    _keep: list
-    _tokens: list
+    _keep: list[Any]
+    _tokens: list[Any]
     _why: str | None
 
     def __init__(self, device: Any = None) -> None:
@@ -175,7 +175,7 @@ class Graph(Handle):
 
     # ---- host nodes' callbacks ---------------------------------------------------
 
-    def _register_host_fn(self, fn: Callable[..., object], args: tuple) -> int:
+    def _register_host_fn(self, fn: Callable[..., object], args: tuple[Any, ...]) -> int:
         token = dispatcher().register(lambda _a, _b: fn(*args), errors=self._errors, once=False)
         self._tokens.append(_Token(token))
         self._has_host = True

@@ -523,7 +523,8 @@ def _on_null(index: int, fn: Any, *args: Any) -> int:
 def _null_query(stream: int) -> int:
     """``hipStreamQuery`` by address (bound at the first call, `_calls`)."""
     global _null_query
-    _null_query = _calls.bind_p("hipStreamQuery", "hipStream_t")  # type: ignore[assignment]  # rebinds itself at the first call
+    # rebinds itself at the first call
+    _null_query = _calls.bind_p("hipStreamQuery", "hipStream_t")  # type: ignore[assignment]
     return _null_query(stream)
 
 
@@ -621,7 +622,8 @@ def _memcpy_async(dst: int, src: int, n: int, kind: int, stream: int) -> int:
     global _memcpy_async
     if api().lib.hipMemcpyDefault != _DEFAULT_KIND:  # pragma: no cover - a header change
         raise RuntimeError("hipMemcpyDefault is not 4 in this backend's headers")
-    _memcpy_async = _calls.bind_memcpy_async()  # type: ignore[assignment]  # rebinds itself at the first call
+    # rebinds itself at the first call
+    _memcpy_async = _calls.bind_memcpy_async()  # type: ignore[assignment]
     return _memcpy_async(dst, src, n, kind, stream)
 
 
@@ -640,7 +642,8 @@ def _bind_copy_async() -> None:
     from .._hotpath import module
     hot = module()
     if hot is None:
-        _copy_async = _not_compiled  # type: ignore[assignment]  # rebinds itself at the first call
+        # rebinds itself at the first call
+        _copy_async = _not_compiled  # type: ignore[assignment]
         return
     if api().lib.hipMemcpyDefault != _DEFAULT_KIND:  # pragma: no cover - a header change
         raise RuntimeError("hipMemcpyDefault is not 4 in this backend's headers")

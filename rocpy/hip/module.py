@@ -647,7 +647,7 @@ class Kernel(Handle):
         extra = ffi.new("void *[5]", [pointer, kbuf, size_key, size_p, end])
         return ffi.buffer(kbuf), extra, kbuf, size_p
 
-    def _packed(self, args: Sequence[Any], grid: Any, block: Any, shared_mem: int) -> tuple:
+    def _packed(self, args: Sequence[Any], grid: Any, block: Any, shared_mem: int) -> tuple[Any, ...]:
         """A fresh kernarg buffer and ``extra`` array (for captures and graph nodes)."""
         view, extra, kbuf, size_p = self._new_buffer()
         if self._geom_args:
@@ -709,7 +709,7 @@ def _hot_launcher(k: Kernel, a: Any) -> Any:
 
 
 @functools.cache
-def _buffer_types() -> frozenset:
+def _buffer_types() -> frozenset[type]:
     """rocpy's buffer classes: their ``ptr`` property is ``_h`` (None once closed), which
     the compiled path reads directly; subclasses go through ``ptr``."""
     from .memory import DeviceBuffer, HostBuffer, ManagedBuffer

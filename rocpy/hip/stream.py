@@ -75,14 +75,16 @@ def _stream_query(stream: int) -> int:
     """``hipStreamQuery`` by address (bound at the first call, `_calls`)."""
     global _stream_query, _NOT_READY
     _NOT_READY = api().not_ready
-    _stream_query = _calls.bind_p("hipStreamQuery", "hipStream_t")  # type: ignore[assignment]  # rebinds itself at the first call
+    # rebinds itself at the first call
+    _stream_query = _calls.bind_p("hipStreamQuery", "hipStream_t")  # type: ignore[assignment]
     return _stream_query(stream)
 
 
 def _wait_event(stream: int, event: int, flags: int) -> int:
     """``hipStreamWaitEvent`` by addresses (bound at the first call, `_calls`)."""
     global _wait_event
-    _wait_event = _calls.bind_ppu("hipStreamWaitEvent", "hipStream_t", "hipEvent_t")  # type: ignore[assignment]  # rebinds itself at the first call
+    # rebinds itself at the first call
+    _wait_event = _calls.bind_ppu("hipStreamWaitEvent", "hipStream_t", "hipEvent_t")  # type: ignore[assignment]
     return _wait_event(stream, event, flags)
 
 
@@ -158,7 +160,7 @@ class Stream(_OrderedHandle):
     def _new(cls, dev: Device, handle: Any, kind: str, release: bool,
              extra_parents: tuple[Any, ...] = ()) -> Stream:
         s = cls.__new__(cls)
-        box: list = [[]]
+        box: list[Any] = [[]]
         pending = PendingList(ordered=True)
         ctx = dev.context
         recipe = (_destroy_stream, handle, dev._index, ctx, box, pending) if release else None

@@ -132,7 +132,7 @@ def four_args(env: Env) -> tuple[Any, tuple[Any, ...]]:
     return k, (bufs[0], bufs[1], bufs[2], np.int32(1))
 
 
-def _four_arguments(env: Env, n: int, peers: list, compare_on: bool) -> list[Bench]:
+def _four_arguments(env: Env, n: int, peers: list[Any], compare_on: bool) -> list[Bench]:
     """4-argument launch + sync, and batched 4-argument enqueue (per launch)."""
     from rocpy.hip import lib
     k, args = four_args(env)
