@@ -162,9 +162,9 @@ fi
 # type checkers (mypy, pyright) cannot follow setuptools' editable finder (an import
 # hook, used for this flat layout): a plain path entry, which they read, makes the
 # checkout's rocpy (py.typed, the built _lib_*.pyi) visible to them too
-"$VPY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' >"$log" &&
-  pwd >"$(cat "$log")/rocpy-checkout.pth" ||
-  die "cannot write rocpy-checkout.pth into .venv's site-packages (see above)"
+site=$("$VPY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])') ||
+  die "cannot find .venv's site-packages (see above)"
+pwd >"$site/rocpy-checkout.pth" || die "cannot write rocpy-checkout.pth into $site (see above)"
 
 "$VPY" - <<'EOF' || die "rocpy was built but cannot be imported from .venv (see above)"
 import importlib.util
