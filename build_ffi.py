@@ -11,7 +11,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from rocpy._build import api as _api  # noqa: E402
-from rocpy._build import backends, dropin  # noqa: E402
+from rocpy._build import backends, dropin, typestub  # noqa: E402
 from rocpy._build.locate import RocmNotFound  # noqa: E402
 
 _described = {}
@@ -26,17 +26,24 @@ def _amd_api():
     return _described["amd"]
 
 
+def _kept(ffi):
+    # cffi runs this file again in its own namespace for cffi_modules: the FFIs are
+    # kept in a module both executions share
+    typestub.BUILDERS[ffi._assigned_source[0]] = ffi
+    return ffi
+
+
 def ffi_stub():
-    return backends.stub_ffi(_amd_api())
+    return _kept(backends.stub_ffi(_amd_api()))
 
 
 def ffi_amd():
-    return backends.amd_ffi(_amd_api())
+    return _kept(backends.amd_ffi(_amd_api()))
 
 
 def ffi_nvidia():
     try:
-        return backends.nvidia_ffi(_api.describe("nvidia"), _amd_api())
+        return _kept(backends.nvidia_ffi(_api.describe("nvidia"), _amd_api()))
     except RocmNotFound as exc:
         sys.exit(f"rocpy: {exc}")
 
@@ -57,3 +64,13 @@ def dropin_libraries(build_ext_cmd):
     """Link libhsa-runtime64.so.1 / libamdhip64.so.N from the stub's objects
     (after ``build_ext``; see rocpy/_build/dropin.py)."""
     return dropin.build(build_ext_cmd, _amd_api())
+
+
+def type_stubs(build_ext_cmd):
+    """Write ``_lib_X.pyi`` next to each compiled backend module (after ``build_ext``;
+    see rocpy/_build/typestub.py)."""
+    names = {n: [p for _, p in f.params] for n, f in _amd_api().functions.items()}
+    for module, ffi in typestub.BUILDERS.items():
+        path = build_ext_cmd.get_ext_fullpath(module)
+        typestub.write(ffi, os.path.join(os.path.dirname(path), module.rpartition(".")[2] + ".pyi"),
+                       names)

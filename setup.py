@@ -8,16 +8,18 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 sys.path.insert(0, ".")
-from build_ffi import cffi_modules, dropin_libraries  # noqa: E402
+from build_ffi import cffi_modules, dropin_libraries, type_stubs  # noqa: E402
 
 
 class BuildExt(build_ext):
     """The extensions, then the stub again as drop-in ROCm libraries
-    (rocpy/_stub_libs: rocpy/_build/dropin.py), from the same objects."""
+    (rocpy/_stub_libs: rocpy/_build/dropin.py), from the same objects; then each
+    backend module's type stub (rocpy/_build/typestub.py)."""
 
     def run(self):
         super().run()
         dropin_libraries(self)
+        type_stubs(self)
 
 
 hot = Extension("rocpy._hot", [f"rocpy/_native/hot/{f}.c" for f in

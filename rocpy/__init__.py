@@ -7,6 +7,8 @@ are reachable as attributes after ``import rocpy`` (imported on first use).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from . import debug
 from ._backend import BackendInfo, BackendUnavailableError, NotBuiltError
 from .errors import (CallbackError, ClosedError, ForkError, HipError, HiprtcError, HsaError,
@@ -25,7 +27,16 @@ _HIP_NAMES = ("Device", "Context", "Stream", "Event", "DeviceBuffer", "HostBuffe
               "from_dlpack")
 
 
-def __getattr__(name: str):
+if TYPE_CHECKING:   # what __getattr__ imports on first use, as type checkers should see it
+    from . import codeobject as codeobject, hip as hip, hsa as hsa
+    from .hip import (Context as Context, Device as Device, DeviceBuffer as DeviceBuffer,
+                      Event as Event, Graph as Graph, GraphExec as GraphExec,
+                      HostBuffer as HostBuffer, Kernel as Kernel, ManagedBuffer as ManagedBuffer,
+                      Module as Module, Program as Program, Stream as Stream,
+                      from_dlpack as from_dlpack)
+
+
+def __getattr__(name: str) -> Any:
     # subpackages and the HIP objects, imported on first use so `import rocpy` stays cheap
     if name in _SUBPACKAGES:
         import importlib

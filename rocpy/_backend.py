@@ -17,6 +17,7 @@ import os
 import threading
 import warnings
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any
 
 from .errors import RocpyError
@@ -81,19 +82,19 @@ _current: Backend | None = None
 _owner_pid = 0     # the process that loaded the backend; another pid is a forked child
 
 
-def _import(name: str):
+def _import(name: str) -> ModuleType:
     return importlib.import_module(f"rocpy._lib_{name}")
 
 
-def _build_info(mod) -> dict[str, Any]:
+def _build_info(mod: ModuleType) -> dict[str, Any]:
     return json.loads(mod.ffi.string(mod.lib.rocpy_build_info()).decode())
 
 
-def _enum_name(ffi, enum: str, value: int) -> str:
+def _enum_name(ffi: Any, enum: str, value: int) -> str:
     return ffi.string(ffi.cast(enum, value))
 
 
-def _probe_amd(mod) -> tuple[bool, str]:
+def _probe_amd(mod: ModuleType) -> tuple[bool, str]:
     """Does the real ROCm runtime find a GPU?  Leaves the runtime as it found it."""
     lib, ffi = mod.lib, mod.ffi
     status = lib.hsa_init()
@@ -104,7 +105,7 @@ def _probe_amd(mod) -> tuple[bool, str]:
     return _count_hip_devices(mod, "AMD GPU(s) found by HSA and HIP")
 
 
-def _count_hip_devices(mod, found: str) -> tuple[bool, str]:
+def _count_hip_devices(mod: ModuleType, found: str) -> tuple[bool, str]:
     lib, ffi = mod.lib, mod.ffi
     count = ffi.new("int *")
     err = lib.hipGetDeviceCount(count)
@@ -121,7 +122,7 @@ def _preload_cuda_driver() -> None:
     ctypes.CDLL("libcuda.so.1", mode=ctypes.RTLD_GLOBAL)
 
 
-def _probe_nvidia(mod) -> tuple[bool, str]:
+def _probe_nvidia(mod: ModuleType) -> tuple[bool, str]:
     return _count_hip_devices(mod, "NVIDIA GPU(s) found through HIP's NVIDIA platform")
 
 
@@ -156,7 +157,7 @@ def _load(name: str, named: bool) -> tuple[Any, str]:
     return (mod if ok else None), why
 
 
-def _check_hip_version(mod, info: dict[str, Any]) -> None:
+def _check_hip_version(mod: ModuleType, info: dict[str, Any]) -> None:
     lib, ffi = mod.lib, mod.ffi
     runtime = ffi.new("int *")
     if lib.hipRuntimeGetVersion(runtime) != lib.hipSuccess:

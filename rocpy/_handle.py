@@ -24,7 +24,7 @@ import time
 import warnings
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from . import _reaper, _shutdown
 from .errors import ClosedError, ReleaseWarning
@@ -69,10 +69,10 @@ class _Record:
         self.children = 0
         self.orphaned = False  # closed while children lived: released after the last one
         self.state = LIVE
-        self.ref: weakref.ref | None = None
+        self.ref: weakref.ref[Any] | None = None
         self.why: str | None = None
 
-    def __call__(self, _ref: weakref.ref) -> None:
+    def __call__(self, _ref: weakref.ref[Any]) -> None:
         # weakref callback: may run on any thread, inside any allocation
         self._post(self.reap)
 
@@ -194,6 +194,8 @@ def _start() -> None:
     _reaper.start()
     _shutdown.register()
 
+
+_H = TypeVar("_H", bound="Handle")   # `with` gives back the handle's own class
 
 class Handle:
     """Base of every object that owns (or borrows) a native handle.
@@ -338,7 +340,7 @@ class Handle:
         """
         _invalidate(self._rec, False, reason, frozenset(release))
 
-    def __enter__(self):
+    def __enter__(self: _H) -> _H:
         self._require_open()
         return self
 

@@ -36,8 +36,8 @@ class Printer:
 
     def __init__(self, out: TextIO, plain: bool = False) -> None:
         self.out = out
-        self.blank = True          # whether the last thing printed ends with a blank line
-        self.console = None
+        self.blank: bool = True          # whether the last thing printed ends with a blank line
+        self.console: Any = None   # a rich Console where rich draws
         if use_rich(out, plain):
             from rich.console import Console
             self.console = Console(file=out, highlight=False)

@@ -37,7 +37,7 @@ class CallbackError(RocpyError):
     first exception as ``__cause__``.
     """
 
-    def __init__(self, errors: list) -> None:
+    def __init__(self, errors: list[BaseException]) -> None:
         super().__init__(errors)
         self.errors = errors
 
@@ -280,7 +280,7 @@ class _Family:
         self.prefixes = prefixes
         self.classes = classes
         self.message = message
-        self.canonical = canonical or {}
+        self.canonical: dict[str, str] = canonical or {}
         self._api: tuple[Any, Any] | None = None
         # Filled without a lock: two threads racing on one code store equal values.
         self._cache: dict[int, tuple[type[StatusError], str, str]] = {}

@@ -160,7 +160,7 @@ def hip_devices(errors: _Errors) -> dict[str, Any]:
                 row.append(None)
             else:
                 row.append(errors.get(f"hipDeviceCanAccessPeer({a.index}, {b.index})",
-                                      lambda a=a, b=b: a.can_access_peer(b)))
+                                      lambda a=a, b=b: a.can_access_peer(b)))  # type: ignore[misc]
         peer.append(row)
     return {"device_count": count, "devices": [_device(d, errors) for d in devices],
             "peer_access": peer}
@@ -172,7 +172,7 @@ def _pool(pool: Any, agents: list[Any], errors: _Errors, where: str) -> dict[str
     flags = get("flags")
     access = {}
     for i, other in enumerate(agents):
-        acc = errors.get(f"{where}.access(agent {i})", lambda o=other: pool.access(o))
+        acc = errors.get(f"{where}.access(agent {i})", lambda o=other: pool.access(o))  # type: ignore[misc]
         if acc is not None:
             access[str(i)] = {"access": acc.access, "hops": acc.hops,
                               "links": sorted({link.type for link in acc.links})}
@@ -195,7 +195,7 @@ def _agent(index: int, agent: Any, agents: list[Any], errors: _Errors) -> dict[s
     where = f"agent {index}"
     out: dict[str, Any] = {"index": index}
     for name in _AGENT_FIELDS:
-        value = errors.get(f"{where}.{name}", lambda n=name: getattr(agent, n))
+        value = errors.get(f"{where}.{name}", lambda n=name: getattr(agent, n))  # type: ignore[misc]
         if isinstance(value, (tuple, frozenset, set)):
             value = sorted(value) if isinstance(value, (frozenset, set)) else list(value)
         out[name] = value

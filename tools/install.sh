@@ -159,6 +159,13 @@ if ! "$VPY" -m pip install -q -e ".[test,bench]" 2>&1 | tee "$log"; then
   die "installing rocpy into .venv failed (see the first error above)"
 fi
 
+# type checkers (mypy, pyright) cannot follow setuptools' editable finder (an import
+# hook, used for this flat layout): a plain path entry, which they read, makes the
+# checkout's rocpy (py.typed, the built _lib_*.pyi) visible to them too
+site=$("$VPY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])') ||
+  die "cannot find .venv's site-packages (see above)"
+pwd >"$site/rocpy-checkout.pth" || die "cannot write rocpy-checkout.pth into $site (see above)"
+
 "$VPY" - <<'EOF' || die "rocpy was built but cannot be imported from .venv (see above)"
 import importlib.util
 import rocpy

@@ -185,6 +185,7 @@ def nvidia_ffi(api: Api | None = None, amd_api: Api | None = None) -> FFI:
     preamble = ("#include <string.h>\n" + api.include_lines() + _extra_includes(FAST_DIR) +
                 _build_info(api, "nvidia", missing))
     cuda = api.cuda
+    assert cuda is not None, "describe('nvidia') finds CUDA or raises"
     link = []
     if cuda.lib_dir:
         runtime = sorted(glob.glob(os.path.join(cuda.lib_dir, "libcudart.so*")))

@@ -10,7 +10,9 @@ body once.
 from __future__ import annotations
 
 import copy
+from collections.abc import Set
 from dataclasses import dataclass, field
+from typing import Any
 
 from pycparser import c_ast, c_generator, c_parser
 
@@ -74,7 +76,7 @@ class Declarations:
 class _Generator(c_generator.CGenerator):
     """CGenerator that writes enums as ``{A, B, ...}`` (compiler-supplied values)."""
 
-    def visit_Enum(self, n):
+    def visit_Enum(self, n: Any) -> str:
         if n.values is None:
             return "enum " + (n.name or "")
         # pycparser 3.x keeps ``#pragma`` lines among the enumerators
@@ -83,7 +85,7 @@ class _Generator(c_generator.CGenerator):
         return "enum " + (n.name + " " if n.name else "") + "{" + names + ", ...}"
 
 
-def _type_body(node):
+def _type_body(node: Any) -> Any:
     """The struct/union/enum node a declaration defines, or None."""
     t = node.type
     while isinstance(t, (c_ast.TypeDecl, c_ast.PtrDecl, c_ast.ArrayDecl)):
@@ -93,18 +95,18 @@ def _type_body(node):
     return None
 
 
-def _has_body(t) -> bool:
+def _has_body(t: Any) -> bool:
     if isinstance(t, c_ast.Enum):
         return t.values is not None
     return t.decls is not None
 
 
-def _is_bitfield_struct(t) -> bool:
+def _is_bitfield_struct(t: Any) -> bool:
     return isinstance(t, (c_ast.Struct, c_ast.Union)) and any(
         d.bitsize is not None for d in (t.decls or []))
 
 
-def parse(text: str, types_only_lines: set[int] = frozenset()) -> Declarations:
+def parse(text: str, types_only_lines: Set[int] = frozenset()) -> Declarations:
     """Parse preprocessed, ROCm-only header text into declarations and cdef.
 
     Functions declared on ``types_only_lines`` (1-based lines of ``text``) are
@@ -121,7 +123,7 @@ def parse(text: str, types_only_lines: set[int] = frozenset()) -> Declarations:
     gen = _Generator()
     decls = Declarations(cdef="")
     lines: list[str] = []
-    emitted_bodies: dict[int, str] = {}     # id(body node) -> first typedef name
+    emitted_bodies: dict[int, str | None] = {}     # id(body node) -> first typedef name
     emitted_named: set[tuple[str, str]] = set()
 
     for index, ext in enumerate(ast.ext):
@@ -176,17 +178,17 @@ class _ArraySizer(c_ast.NodeVisitor):
     """Array lengths that are expressions (``8 - sizeof(x)``) become ``[...]``:
     cffi's parser takes only numbers, and the compiler knows the value."""
 
-    def visit_ArrayDecl(self, node):
+    def visit_ArrayDecl(self, node: Any) -> None:
         if node.dim is not None and not isinstance(node.dim, c_ast.Constant):
             node.dim = c_ast.ID("...")
         self.generic_visit(node)
 
 
-def _let_compiler_size_arrays(ext) -> None:
+def _let_compiler_size_arrays(ext: Any) -> None:
     _ArraySizer().visit(ext)
 
 
-def _member_names(body) -> list[str]:
+def _member_names(body: Any) -> list[str]:
     names: list[str] = []
     for d in body.decls or []:
         if not isinstance(d, c_ast.Decl):
@@ -210,7 +212,7 @@ def _typedef_target(ext: c_ast.Typedef) -> str | None:
     return None
 
 
-def _record_type(decls: Declarations, body) -> None:
+def _record_type(decls: Declarations, body: Any) -> None:
     """Record a struct/union/enum body and the bodies nested in it (a tag defined
     inside a struct is a file-scope tag in C: HIP 7's hipStreamBatchMemOpParams)."""
     if isinstance(body, c_ast.Enum):
@@ -239,13 +241,13 @@ def _partial_marker() -> c_ast.Decl:
                       init=None, bitsize=None)
 
 
-def _partial(body):
+def _partial(body: Any) -> Any:
     body = copy.copy(body)
     body.decls = list(body.decls) + [_partial_marker()]
     return body
 
 
-def _replace_body(ext, new_body):
+def _replace_body(ext: Any, new_body: Any) -> Any:
     ext = copy.deepcopy(ext)
     holder = ext
     while not isinstance(holder.type, (c_ast.Struct, c_ast.Union, c_ast.Enum)):
@@ -254,7 +256,7 @@ def _replace_body(ext, new_body):
     return ext
 
 
-def _reference(body):
+def _reference(body: Any) -> Any:
     """``struct X`` / ``enum X`` without the body.
 
     A copy of the node with its body dropped, never a new node: the node
@@ -268,7 +270,7 @@ def _reference(body):
     return ref
 
 
-def _without_body(ext, body, first_typedef: str | None):
+def _without_body(ext: Any, body: Any, first_typedef: str | None) -> Any:
     """Refer to an already-emitted struct/enum instead of repeating its body."""
     if body.name:
         return _replace_body(ext, _reference(body))
@@ -281,7 +283,7 @@ def _without_body(ext, body, first_typedef: str | None):
     return ext
 
 
-def _add_function(decls: Declarations, decl: c_ast.Decl, inline: bool, gen) -> None:
+def _add_function(decls: Declarations, decl: c_ast.Decl, inline: bool, gen: Any) -> None:
     func = decl.type
     result_decl = copy.deepcopy(func.type)
     _rename(result_decl, None)
@@ -305,13 +307,13 @@ def _add_function(decls: Declarations, decl: c_ast.Decl, inline: bool, gen) -> N
                                           variadic, inline)
 
 
-def _is_void(p) -> bool:
+def _is_void(p: Any) -> bool:
     t = p.type
     return (isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType)
             and t.type.names == ["void"])
 
 
-def _rename(node, name):
+def _rename(node: Any, name: str | None) -> None:
     """Set the declarator name deep inside a type (None removes it)."""
     while not isinstance(node, c_ast.TypeDecl):
         if isinstance(node, c_ast.FuncDecl):

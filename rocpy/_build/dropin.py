@@ -29,10 +29,14 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from elftools.elf.elffile import ELFFile
 from elftools.elf.gnuversions import GNUVerDefSection, GNUVerSymSection
 from elftools.elf.sections import SymbolTableSection
+
+if TYPE_CHECKING:
+    from .api import Api
 
 PRIVATE_NODE = "ROCPY_STUB_PRIVATE"
 #: the drop-in folder, next to ``_lib_stub``: rocpy/_stub_libs
@@ -149,7 +153,7 @@ def real_exports(installed: dict[str, str], key: str, soname: str) -> Exports | 
         return None
     real = read_exports(path)
     with open(path, "rb") as f:
-        dynamic = ELFFile(f).get_section_by_name(".dynamic")
+        dynamic: Any = ELFFile(f).get_section_by_name(".dynamic")
         so = next((t.soname for t in dynamic.iter_tags() if t.entry.d_tag == "DT_SONAME"), None) \
             if dynamic else None
     return real if so == soname else None
@@ -185,7 +189,7 @@ def version_script(lib: Library, defined: set[str], declared: set[str], real: Ex
     return "".join(text)
 
 
-def link(compiler, objects: dict[str, str], out_dir: str, gen_dir: str, declared: set[str],
+def link(compiler: Any, objects: dict[str, str], out_dir: str, gen_dir: str, declared: set[str],
          installed: dict[str, str], version: tuple[int, int], extra_args: list[str]) -> list[str]:
     """Link the drop-in libraries into ``out_dir`` from ``objects`` (source -> object file).
 
@@ -232,7 +236,7 @@ def link(compiler, objects: dict[str, str], out_dir: str, gen_dir: str, declared
     return written
 
 
-def build(cmd, api) -> list[str]:
+def build(cmd: Any, api: Api) -> list[str]:
     """The build step (setup.py's build_ext, after the extensions): link the
     drop-in libraries from ``rocpy._lib_stub``'s objects next to it."""
     ext = next((e for e in cmd.extensions if e.name == "rocpy._lib_stub"), None)

@@ -85,6 +85,7 @@ def find_rocm(require_headers: tuple[str, ...] = ("hsa/hsa.h", "hip/hip_runtime_
     ``include_dir`` forces one include directory (used by the tests that run the
     pipeline over another ROCm version's headers).
     """
+    candidates: list[tuple[str, list[str]]]
     if include_dir is not None:
         candidates = [(include_dir, [])]
     else:

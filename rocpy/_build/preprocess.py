@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 _LINE_MARKER = re.compile(r'^# (\d+) "([^"]*)"')
@@ -75,7 +76,7 @@ def _under(path: str, dirs: list[str]) -> bool:
 
 
 def preprocess(headers: list[str], include_dirs: list[str], defines: list[str],
-               types_only_dirs: list[str] = ()) -> Preprocessed:
+               types_only_dirs: Sequence[str] = ()) -> Preprocessed:
     """Preprocess ``headers`` and keep what the ROCm headers themselves declare.
 
     Files under ``types_only_dirs`` are kept too, marked so that only their

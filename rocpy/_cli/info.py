@@ -173,7 +173,7 @@ def render(data: dict[str, Any], p: Printer) -> None:
     peer = hip.get("peer_access") or []
     if len(peer) > 1:
         header = ["can access"] + [f"Device {j}" for j in range(len(peer))]
-        rows = [[f"Device {i}"] + ["-" if v is None else _yes(v) for v in row]
+        rows: list[list[Any]] = [[f"Device {i}"] + ["-" if v is None else _yes(v) for v in row]
                 for i, row in enumerate(peer)]
         p.table(header, rows, title="  Peer access (row device can access column device's memory)")
 

@@ -139,7 +139,7 @@ def _demangled(name: str) -> Optional[str]:
         return None
 
 
-def _table(head: tuple, rows: List[tuple], out: TextIO) -> None:
+def _table(head: tuple[str, ...], rows: List[tuple[Any, ...]], out: TextIO) -> None:
     widths = [max(len(r[i]) for r in [head] + rows) for i in range(len(head))]
     for row in [head] + rows:
         cells = [c.rjust(w) if i < 4 else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))]

@@ -22,7 +22,7 @@ import json
 import os
 import subprocess
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 #: How peers are imported (tests replace it to simulate a missing package).
@@ -276,7 +276,7 @@ class CudaCore(Peer):
         self.dev = cc.Device(env.device.index)
         self.dev.set_current()
         self.stream = self.dev.create_stream()
-        self._code = None
+        self._code: Any = None
 
     def close(self) -> None:
         self.stream.close()
@@ -529,6 +529,7 @@ def c_references(env: Any, results: dict[str, Any]) -> list[dict[str, Any]]:
             if metrics is None:
                 continue
             theirs = (metrics.get("dispatch_round_trip_us") or {}).get("median")
+            pairs: Sequence[dict[str, Any] | None]
             pairs = [_pair(results, "HSA dispatch + wait", "dispatch_round_trip_us", theirs,
                            "one AQL dispatch + completion-signal wait")]
             kind = "C program (benchmarks/c/stub_hsa_bench.c)"

@@ -30,7 +30,7 @@ class ProgressDisplay:
                 TextColumn,
                 TimeElapsedColumn,
             )
-            self.bar = Progress(TextColumn("{task.description:<36}"), BarColumn(),
+            self.bar: Any = Progress(TextColumn("{task.description:<36}"), BarColumn(),
                                 MofNCompleteColumn(), TimeElapsedColumn(),
                                 console=Console(file=sys.stderr), transient=True)
             self.bar.start()

@@ -12,7 +12,7 @@ from typing import Any
 
 from .._text import Printer, fmt_bytes
 
-FAMILY_TITLES = {"copy": "copy", "dispatch": "HIP", "hsa_dispatch": "HSA", "overhead": "overhead"}
+FAMILY_TITLES: dict[Any, str] = {"copy": "copy", "dispatch": "HIP", "hsa_dispatch": "HSA", "overhead": "overhead"}
 
 
 def results_json(env: Any, info: Any, measured: Sequence[Any], plan: Any,
@@ -102,6 +102,7 @@ def report(data: dict[str, Any], p: Printer) -> None:
 
 def _bandwidth_tables(bw: list[dict[str, Any]], p: Printer, sim: bool, tag: str) -> None:
     series: list[tuple[str, str]] = []
+    c: dict[str, Any] | None
     for c in bw:
         key = (c["params"]["direction"], c["params"]["memory"])
         if key not in series:

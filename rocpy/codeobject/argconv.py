@@ -84,7 +84,7 @@ class Reject(Exception):
 
     def __init__(self, message: str, is_type: bool = True, overflow: bool = False) -> None:
         super().__init__(message)
-        self.is_type = is_type and not overflow
+        self.is_type: bool = is_type and not overflow
         self.overflow = overflow
 
 

@@ -138,17 +138,17 @@ class CodeObject:
     """
 
     def __init__(self, data: bytes, source: str = "<bytes>") -> None:
-        self.data = bytes(data)
+        self.data: bytes = bytes(data)
         self.source = source
         header = read_header(self.data, source)
-        self.target = header.target
-        self.code_object_version = header.code_object_version
-        self.e_flags = header.e_flags
+        self.target: TargetId = header.target
+        self.code_object_version: int = header.code_object_version
+        self.e_flags: int = header.e_flags
         self._sections = _section_headers(self.data, source)
         with _elf_errors(source):
             elf = ELFFile(io.BytesIO(self.data))
             self._names = [s.name for s in elf.iter_sections()]
-            self.symbols = tuple(_symbols(elf, self._names, self._sections))
+            self.symbols: tuple[Symbol, ...] = tuple(_symbols(elf, self._names, self._sections))
         self.metadata: CodeObjectMetadata = parse_metadata(
             self._metadata_note(), f"{source}: NT_AMDGPU_METADATA")
         self.variables: Dict[str, Symbol] = {

@@ -39,7 +39,7 @@ class NoMatchingTargetError(CodeObjectError):
 
     def __init__(self, device: str, available: Sequence[str], source: str = "file") -> None:
         self.device = device
-        self.available = tuple(available)
+        self.available: tuple[str, ...] = tuple(available)
         listed = ", ".join(self.available) if self.available else "no AMDGPU code objects"
         super().__init__(
             f"no code object for device target {device!r} in {source}; it contains: {listed}")

@@ -69,8 +69,8 @@ class KernargLayout:
     def __init__(self, params: Sequence[KernelArg], hidden: Sequence[KernelArg], size: int,
                  alignment: int, name: str = "kernel") -> None:
         self.name = name
-        self.params = tuple(params)
-        self.hidden = tuple(hidden)
+        self.params: tuple[KernelArg, ...] = tuple(params)
+        self.hidden: tuple[KernelArg, ...] = tuple(hidden)
         self.size = size
         self.alignment = alignment
         offsets = [a.offset for a in self.params]

@@ -47,7 +47,7 @@ class CpuCompileError(RuntimeError):
 
     def __init__(self, message: str, log: str = "") -> None:
         super().__init__(message)
-        self.log = log or message
+        self.log: str = log or message
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ backends).  Importing this package loads no backend; the first use does.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import _backend
 from ._api import forget_current_device
@@ -44,6 +44,12 @@ __all__ = [
     "HostBuffer", "Kernel", "KernelNotFoundError", "ManagedBuffer", "MemInfo", "Module",
     "Program", "Stream", "TypedBuffer", "device_count", "forget_current_device", "from_dlpack",
 ]
+
+if TYPE_CHECKING:
+    # the raw cffi module as type checkers see it: the stub the build writes next to the
+    # compiled module (rocpy/_build/typestub.py); the stub backend's declarations are the
+    # amd backend's and the stub's own controls
+    from .._lib_stub import ffi as ffi, lib as lib
 
 
 def __getattr__(name: str) -> Any:

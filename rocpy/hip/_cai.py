@@ -74,7 +74,8 @@ def describe(obj: Any, iface: dict[str, Any], writable: bool, call: str) -> tupl
         raise _api.invalid(call, f"{name} has a negative dimension {shape}")
     strides = iface.get("strides")
     if strides is not None:
-        expected, step = [], dtype.itemsize
+        expected: list[int] = []
+        step = dtype.itemsize
         for d in reversed(shape):
             expected.insert(0, step)
             step *= d

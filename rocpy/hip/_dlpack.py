@@ -27,7 +27,7 @@ import numpy as np
 from . import _api
 from ._api import api, use_device
 
-_ffi = cffi.FFI()
+_ffi: Any = cffi.FFI()   # Any: types-cffi does not model struct fields of cdata
 _ffi.cdef("""
 typedef struct { uint32_t major; uint32_t minor; } DLPackVersion;
 typedef struct { int32_t device_type; int32_t device_id; } DLDevice;

@@ -44,11 +44,11 @@ class PyLane:
     addr: int
     ready: int
     errors: Any
-    box: list
+    box: list[Any]
     limit: int
 
 
-def new_lane(addr: int, ready: int, errors: Any, box: list, limit: int) -> Any:
+def new_lane(addr: int, ready: int, errors: Any, box: list[Any], limit: int) -> Any:
     """A lane, compiled where `rocpy._hot` is in use."""
     hot = _hotpath.module()
     if hot is not None and not _methods._installed[0]:

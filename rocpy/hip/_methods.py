@@ -55,13 +55,15 @@ def _install(hot: Any) -> None:
     PYTHON.update({"Event.query": Event.__dict__["query"],
                    "Event.record": Event.__dict__["record"],
                    "Stream.query": Stream.__dict__["query"]})
-    Event.query = hot.method(0, _address("hipEventQuery"), PYTHON["Event.query"], not_ready,
-                             addr, None)
-    Event.record = hot.method(1, _address("hipEventRecord"), PYTHON["Event.record"],
-                              not_ready, addr, Stream)
-    Stream.query = hot.method(2, _address("hipStreamQuery"), PYTHON["Stream.query"],
-                              not_ready, _OrderedHandle.__dict__["_pending"],
-                              PendingList.__dict__["_entries"])
+    # the C methods replace the Python ones on the classes (the point of this module;
+    # setattr: a type checker refuses assigning to a method)
+    setattr(Event, "query", hot.method(0, _address("hipEventQuery"), PYTHON["Event.query"],
+                                       not_ready, addr, None))
+    setattr(Event, "record", hot.method(1, _address("hipEventRecord"), PYTHON["Event.record"],
+                                        not_ready, addr, Stream))
+    setattr(Stream, "query", hot.method(2, _address("hipStreamQuery"), PYTHON["Stream.query"],
+                                        not_ready, _OrderedHandle.__dict__["_pending"],
+                                        PendingList.__dict__["_entries"]))
     memory._bind_copy_async()              # registers the types the compiled copy takes
     buffer = memory.Buffer
     memcpy = _address("hipMemcpyAsync")

@@ -9,13 +9,14 @@ The driver gives no types: those come from the kernel's mangled name (or
 from __future__ import annotations
 
 import ctypes
+from typing import Any
 
 _CUDA_SUCCESS = 0
 _CUDA_ERROR_INVALID_VALUE = 1
 _MAX_PARAMS = 4096          # CUDA's parameter space is 32 KiB; never loop forever
 
 
-def _driver_function():
+def _driver_function() -> Any:
     lib = ctypes.CDLL("libcuda.so.1")
     fn = getattr(lib, "cuFuncGetParamInfo", None)
     if fn is None:

@@ -28,7 +28,7 @@ from .event import _Fence
 FENCE_EVERY = 256
 
 
-def _hand_to_reaper(h: Any, dev_index: int, ctx: Any, objs: list) -> bool:
+def _hand_to_reaper(h: Any, dev_index: int, ctx: Any, objs: list[Any]) -> bool:
     """Keep ``objs`` until the work enqueued on ``h`` so far completes (a fence
     recorded now, polled by the reaper); False when no fence could be recorded."""
     try:
@@ -39,7 +39,7 @@ def _hand_to_reaper(h: Any, dev_index: int, ctx: Any, objs: list) -> bool:
     return True
 
 
-def _destroy_stream(h: Any, dev_index: int, ctx: Any, box: list, pending: PendingList) -> None:
+def _destroy_stream(h: Any, dev_index: int, ctx: Any, box: list[Any], pending: PendingList) -> None:
     """Release recipe: hand in-flight keep-alives to the reaper, then ``hipStreamDestroy``."""
     lib = api().lib
     objs = box[0]
@@ -107,7 +107,7 @@ class _OrderedHandle(Handle):
             raise
         self._pending.keep_alive(fence.done, fence, objs)
 
-    def _take(self) -> list | None:
+    def _take(self) -> list[Any] | None:
         """Detach what is held so far (before a wait that completes it)."""
         if self._capture is not None:
             return None
@@ -115,12 +115,12 @@ class _OrderedHandle(Handle):
         objs, box[0] = box[0], []
         return objs
 
-    def _restore(self, taken: list | None) -> None:
+    def _restore(self, taken: list[Any] | None) -> None:
         """After a wait that failed: hold again what `_take` detached."""
         if taken:
             self._lane.box[0].extend(taken)
 
-    def _divert(self, graph: Any) -> tuple:
+    def _divert(self, graph: Any) -> tuple[Any, ...]:
         """While rocpy captures into ``graph``: what enqueuers hold goes to the graph's
         keep list, nothing is fenced, and every enqueue takes the full path.  Returns
         what `_undivert` restores."""
@@ -133,13 +133,13 @@ class _OrderedHandle(Handle):
         self._capture = graph
         return saved
 
-    def _undivert(self, saved: tuple) -> None:
+    def _undivert(self, saved: tuple[Any, ...]) -> None:
         """End of a capture: the state `_divert` saved."""
         lane = self._lane
         self._capture = None
         lane.box[0], lane.limit, lane.ready = saved
 
-    def _completed(self, taken: list | None = None) -> None:
+    def _completed(self, taken: list[Any] | None = None) -> None:
         """After a wait that completed this stream's work: drop what it held."""
         del taken
         self._pending.poll()

@@ -117,7 +117,8 @@ def poll_abandoned() -> int:
     lib, ffi = api().lib, api().ffi
     status = ffi.new("int *")
     with _abandoned_lock:
-        keep, done = [], []
+        keep: list[tuple[Any, int, Any, int, Any]] = []
+        done: list[tuple[Any, int, Any, int, Any]] = []
         for entry in _abandoned:
             job, kind, handle, device, _ = entry
             (keep if lib.rocpy_wait(job, kind, handle, device, 0, 0, status) else done).append(entry)

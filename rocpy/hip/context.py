@@ -17,12 +17,16 @@ is torn down under a live buffer.  Contexts are borrowed (HIP owns them):
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._handle import Handle
 from . import _api
 from ._api import api, use_device
 from .device import Device, device_count
+
+if TYPE_CHECKING:
+    from .memory import DeviceBuffer, HostBuffer, ManagedBuffer
+    from .stream import Stream
 
 _host_lock = threading.Lock()
 _host: Context | None = None
@@ -97,7 +101,7 @@ class Context(Handle):
         return f"<Context primary of Device {self._devices[0]._index}>"
 
     @property
-    def null_stream(self) -> Any:
+    def null_stream(self) -> Stream:
         """The legacy null stream: the device's, or for the host context the current device's."""
         from .stream import Stream
         return Stream.null(self.device)
@@ -118,7 +122,7 @@ class Context(Handle):
         use_device(index)
         return index
 
-    def alloc(self, nbytes: int, stream: Any = None) -> Any:
+    def alloc(self, nbytes: int, stream: Any = None) -> DeviceBuffer:
         """Device memory of ``nbytes`` bytes (a `DeviceBuffer`).
 
         Without a stream, ``hipMalloc``.  With ``stream``, a stream-ordered
@@ -143,7 +147,7 @@ class Context(Handle):
         return DeviceBuffer._allocate(self, nbytes, stream)
 
     def alloc_host(self, nbytes: int, portable: bool | None = None, mapped: bool = False,
-                   write_combined: bool = False, coherent: bool | None = None) -> Any:
+                   write_combined: bool = False, coherent: bool | None = None) -> HostBuffer:
         """Pinned (page-locked) host memory (a `HostBuffer`, ``hipHostMalloc``).
 
         ``portable`` (default: True on the host context, False on a primary
@@ -169,7 +173,7 @@ class Context(Handle):
             flags |= getattr(lib, "hipHostMallocNonCoherent", 0)
         return HostBuffer._allocate(self, nbytes, flags)
 
-    def alloc_managed(self, nbytes: int, attach_host: bool = False) -> Any:
+    def alloc_managed(self, nbytes: int, attach_host: bool = False) -> ManagedBuffer:
         """Managed (unified) memory visible on every device of this context and the host.
 
         ``hipMallocManaged`` with ``hipMemAttachGlobal`` (``attach_host``:

@@ -20,7 +20,7 @@ import dataclasses
 import difflib
 import threading
 import weakref
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .. import _args, _reaper
 from .. import _handle
@@ -28,6 +28,12 @@ from .._handle import Handle
 from ..errors import NotSupportedError, hip_error
 from . import _api, _dlpack, _wait
 from ._api import api, use_device
+
+if TYPE_CHECKING:
+    from ..hsa.agent import Agent
+    from .context import Context
+    from .event import Event
+    from .stream import Stream
 
 _lock = threading.Lock()
 _devices: dict[int, Device] = {}
@@ -140,8 +146,11 @@ class Device(Handle):
 
     _index: int
     _props: Any
-    _ctx: Any
+    _ctx: Context | None
     _null: Any
+    _streams: weakref.WeakSet[Any]
+    _dev_lock: threading.RLock
+    _reset_lock: threading.Lock
 
     def __new__(cls, index: int = 0) -> Device:
         dev = _devices.get(index) if type(index) is int else None
@@ -418,7 +427,7 @@ class Device(Handle):
         return least[0], greatest[0]
 
     def create_stream(self, priority: str | int = "normal", non_blocking: bool = False,
-                      cu_mask: Any = None) -> Any:
+                      cu_mask: Any = None) -> Stream:
         """A new `Stream` on this device (``hipStreamCreateWithPriority``).
 
         Args:
@@ -444,7 +453,7 @@ class Device(Handle):
         return Stream._create(self, priority, non_blocking, cu_mask)
 
     def create_event(self, timing: bool = True, blocking: bool = False,
-                     interprocess: bool = False) -> Any:
+                     interprocess: bool = False) -> Event:
         """A new `Event` on this device (``hipEventCreateWithFlags``).
 
         Args:
@@ -461,7 +470,7 @@ class Device(Handle):
         return Event(self, timing=timing, blocking=blocking, interprocess=interprocess)
 
     @property
-    def context(self) -> Any:
+    def context(self) -> Context:
         """The device's primary `Context` (one device)."""
         ctx = self._ctx
         if ctx is None or ctx._h is None:
@@ -473,13 +482,13 @@ class Device(Handle):
         return ctx
 
     @property
-    def null_stream(self) -> Any:
+    def null_stream(self) -> Stream:
         """The device's legacy null stream, borrowed (see `Stream.null`)."""
         from .stream import Stream
         return Stream.null(self)
 
     @property
-    def hsa_agent(self) -> Any:
+    def hsa_agent(self) -> Agent:
         """The HSA agent that is this device (amd and stub backends; needs ``rocpy.hsa``).
 
         Found among ``rocpy.hsa.Runtime.current().gpu_agents`` by PCI location

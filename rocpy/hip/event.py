@@ -34,14 +34,16 @@ as_stream: Any = None
 def _record(ev: int, stream: int) -> int:
     """``hipEventRecord`` by addresses (bound at the first call, `_calls`)."""
     global _record
-    _record = _calls.bind_pp("hipEventRecord", "hipEvent_t", "hipStream_t")
+    # rebinds itself at the first call
+    _record = _calls.bind_pp("hipEventRecord", "hipEvent_t", "hipStream_t")  # type: ignore[assignment]
     return _record(ev, stream)
 
 
 def _query(ev: int) -> int:
     """``hipEventQuery`` by address (bound at the first call)."""
     global _query
-    _query = _calls.bind_p("hipEventQuery", "hipEvent_t")
+    # rebinds itself at the first call
+    _query = _calls.bind_p("hipEventQuery", "hipEvent_t")  # type: ignore[assignment]
     return _query(ev)
 
 

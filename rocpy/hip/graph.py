@@ -28,7 +28,7 @@ thread; their exceptions are raised as `rocpy.CallbackError` by the next
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from .. import _dispatcher
@@ -74,8 +74,8 @@ class GraphNode:
     __slots__ = ("graph", "kind", "_h")
 
     def __init__(self, graph: Graph, handle: Any, kind: str) -> None:
-        self.graph = graph
-        self.kind = kind
+        self.graph: Graph = graph
+        self.kind: str = kind
         self._h = handle
 
     def __repr__(self) -> str:
@@ -92,8 +92,9 @@ class Graph(Handle):
 
     __slots__ = ("_ctx", "_keep", "_tokens", "_errors", "_state", "_why", "_has_host")
 
-    _keep: list
-    _tokens: list
+    _keep: list[Any]
+    _tokens: list[Any]
+    _why: str | None
 
     def __init__(self, device: Any = None) -> None:
         a = api()
@@ -174,7 +175,7 @@ class Graph(Handle):
 
     # ---- host nodes' callbacks ---------------------------------------------------
 
-    def _register_host_fn(self, fn: Callable[..., object], args: tuple) -> int:
+    def _register_host_fn(self, fn: Callable[..., object], args: tuple[Any, ...]) -> int:
         token = dispatcher().register(lambda _a, _b: fn(*args), errors=self._errors, once=False)
         self._tokens.append(_Token(token))
         self._has_host = True
@@ -348,6 +349,11 @@ class GraphExec(Handle):
     """An executable graph (``hipGraphExec_t``), made by `Graph.instantiate`."""
 
     __slots__ = ("_keep", "_errors", "_has_host", "_dev_index")
+
+    _keep: tuple[Sequence[Any], Sequence[Any]]
+    _errors: CallbackErrors
+    _has_host: bool
+    _dev_index: int
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("make a GraphExec with Graph.instantiate()")

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import functools
 import operator
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import numpy as np
 
@@ -47,6 +47,12 @@ from . import _api, _calls, _wait
 from ._api import api, use_device
 from . import _cai
 from .typed import TypedBuffer, _as_array, _cuda_array_interface, _numpy_view
+
+if TYPE_CHECKING:
+    from .context import Context
+    from .device import Device
+
+_B = TypeVar("_B", bound="Buffer")   # a Buffer subclass: its factories return their own class
 
 
 def _size(nbytes: Any, call: str) -> int:
@@ -127,9 +133,9 @@ class Buffer(Handle):
         raise TypeError(f"make a {type(self).__name__} with a Context's alloc methods")
 
     @classmethod
-    def _adopt(cls, ptr: int, nbytes: int, ctx: Any, release: tuple[Any, ...] | None,
+    def _adopt(cls: type[_B], ptr: int, nbytes: int, ctx: Any, release: tuple[Any, ...] | None,
                release_async: tuple[Any, ...] | None = None,
-               parents: tuple[Any, ...] | None = None) -> Buffer:
+               parents: tuple[Any, ...] | None = None) -> _B:
         buf = cls.__new__(cls)
         Handle.__init__(buf, ptr, release, release_async=release_async,
                         parents=(ctx,) if parents is None else parents)
@@ -179,12 +185,12 @@ class Buffer(Handle):
         return self._nbytes
 
     @property
-    def context(self) -> Any:
+    def context(self) -> Context:
         """The `Context` the memory belongs to."""
         return self._ctx
 
     @property
-    def device(self) -> Any:
+    def device(self) -> Device:
         """The device of the buffer's context (the current device for the host context)."""
         return self._ctx.device
 
@@ -399,7 +405,7 @@ class Buffer(Handle):
     def __buffer__(self, flags: int) -> memoryview:
         """The buffer protocol (Python 3.12+): a writable byte view of host-accessible
         memory, holding it as `numpy` does; ``TypeError`` for device memory."""
-        return memoryview(_numpy_view(self, np.uint8, None))
+        return memoryview(_numpy_view(self, np.uint8, None))  # type: ignore[arg-type]  # 3.12's Buffer
 
 
 class DeviceBuffer(Buffer):
@@ -538,7 +544,8 @@ def _on_null(index: int, fn: Any, *args: Any) -> int:
 def _null_query(stream: int) -> int:
     """``hipStreamQuery`` by address (bound at the first call, `_calls`)."""
     global _null_query
-    _null_query = _calls.bind_p("hipStreamQuery", "hipStream_t")
+    # rebinds itself at the first call
+    _null_query = _calls.bind_p("hipStreamQuery", "hipStream_t")  # type: ignore[assignment]
     return _null_query(stream)
 
 
@@ -636,7 +643,8 @@ def _memcpy_async(dst: int, src: int, n: int, kind: int, stream: int) -> int:
     global _memcpy_async
     if api().lib.hipMemcpyDefault != _DEFAULT_KIND:  # pragma: no cover - a header change
         raise RuntimeError("hipMemcpyDefault is not 4 in this backend's headers")
-    _memcpy_async = _calls.bind_memcpy_async()
+    # rebinds itself at the first call
+    _memcpy_async = _calls.bind_memcpy_async()  # type: ignore[assignment]
     return _memcpy_async(dst, src, n, kind, stream)
 
 
@@ -655,7 +663,8 @@ def _bind_copy_async() -> None:
     from .._hotpath import module
     hot = module()
     if hot is None:
-        _copy_async = _not_compiled
+        # rebinds itself at the first call
+        _copy_async = _not_compiled  # type: ignore[assignment]
         return
     if api().lib.hipMemcpyDefault != _DEFAULT_KIND:  # pragma: no cover - a header change
         raise RuntimeError("hipMemcpyDefault is not 4 in this backend's headers")

@@ -118,8 +118,14 @@ class Module(Handle):
                  "_ptypes")
 
     _dev: Device
+    _ctx: Any
+    _image: bytes
     _code: Any
     _names: tuple[str, ...]
+    _kernels: weakref.WeakValueDictionary[str, Kernel]
+    _source: str
+    _mlock: threading.Lock
+    _ptypes: dict[str, tuple[tuple[str, ...], bool]]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("load a Module with Module.load(path_or_bytes, device=...)")
@@ -291,7 +297,7 @@ def _dims(value: Any, what: str) -> tuple[int, int, int]:
     elif getattr(value, "ndim", None) == 1 and hasattr(value, "tolist"):
         items = tuple(value)     # a 1-D numpy array: its elements, never its truth value
     elif isinstance(value, bool) or type(value).__name__ == "bool_" or \
-            not hasattr(value, "__index__") or getattr(value, "ndim", 0):
+            not hasattr(value, "__index__") or getattr(value, "ndim", None):
         raise TypeError(f"{what} is an int or 1 to 3 ints, not {type(value).__name__}")
     else:
         items = (value,)
@@ -352,6 +358,29 @@ class Kernel(Handle):
                  "_geom_args", "_kfirst", "_extra", "_fn", "_null",
                  "_gkey", "_max_threads", "_max_block", "_max_grid",
                  "_max_shared", "_nullp", "_bufs", "_noargs", "_launcher", "_hot_launch")
+
+    _module: Module
+    _dev: Device
+    _dev_index: int
+    _name: str
+    _info: Any
+    _layout: codeobject.KernargLayout
+    _pack_into: Any
+    _geom_args: bool
+    _kfirst: Any
+    _extra: Any
+    _fn: Any
+    _max_threads: int
+    _max_block: tuple[int, int, int]
+    _max_grid: tuple[int, int, int]
+    _max_shared: int
+    _nullp: Any
+    _bufs: list[Any]
+    _noargs: bool
+    _launcher: Any
+    _hot_launch: Any
+    _null: Stream | None
+    _gkey: tuple[tuple[Any, Any, Any], tuple[int, ...]] | None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("get a Kernel with module['name']")
@@ -572,6 +601,7 @@ class Kernel(Handle):
         h = self._h
         if h is None:
             raise self._closed_error()
+        s: Stream | None
         if type(stream) is Stream:
             s = stream
         elif stream is None:
@@ -644,7 +674,7 @@ class Kernel(Handle):
         extra = ffi.new("void *[5]", [pointer, kbuf, size_key, size_p, end])
         return ffi.buffer(kbuf), extra, kbuf, size_p
 
-    def _packed(self, args: Sequence[Any], grid: Any, block: Any, shared_mem: int) -> tuple:
+    def _packed(self, args: Sequence[Any], grid: Any, block: Any, shared_mem: int) -> tuple[Any, ...]:
         """A fresh kernarg buffer and ``extra`` array (for captures and graph nodes)."""
         view, extra, kbuf, size_p = self._new_buffer()
         if self._geom_args:
@@ -672,7 +702,7 @@ def _param_spec(layout: codeobject.KernargLayout) -> tuple[tuple[Any, ...], ...]
     of unknown type are raw bytes there, taken from bytes or a numpy scalar of the
     width (anything else goes to the Python packer)."""
     from ..codeobject import argconv
-    spec = []
+    spec: list[tuple[int, int, int, int, int, int, int, frozenset[type] | None]] = []
     for p in layout.params:
         plan = argconv.slot(p)
         size = p.size
@@ -711,7 +741,7 @@ def _hot_launcher(k: Kernel, a: Any) -> Any:
 
 
 @functools.cache
-def _buffer_types() -> frozenset:
+def _buffer_types() -> frozenset[type]:
     """rocpy's buffer classes: their ``ptr`` property is ``_h`` (None once closed), which
     the compiled path reads directly; subclasses go through ``ptr``."""
     from .memory import DeviceBuffer, HostBuffer, ManagedBuffer

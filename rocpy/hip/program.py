@@ -60,11 +60,11 @@ class Program:
                  headers: Mapping[str, str | bytes] | None = None) -> None:
         if not isinstance(source, (str, bytes)):
             raise TypeError(f"Program takes source text (str or bytes), not {type(source).__name__}")
-        self.source = source.decode() if isinstance(source, bytes) else source
+        self.source: str = source.decode() if isinstance(source, bytes) else source
         self.name = name
-        self.headers = {k: (v.decode() if isinstance(v, bytes) else str(v))
+        self.headers: dict[str, str] = {k: (v.decode() if isinstance(v, bytes) else str(v))
                         for k, v in (headers or {}).items()}
-        self.log = ""
+        self.log: str = ""
         self.code: bytes | None = None
         self.compiler: str | None = None
 

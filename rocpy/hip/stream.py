@@ -45,7 +45,7 @@ import operator
 import threading
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import _args
 from .._dispatcher import CallbackErrors
@@ -61,6 +61,9 @@ from ._stream_order import FENCE_EVERY, _destroy_stream, _OrderedHandle
 from .device import Device, as_device
 from .event import Event
 
+if TYPE_CHECKING:
+    from .context import Context
+
 _OWNED, _NULL, _PER_THREAD, _FOREIGN = "owned", "null", "per_thread", "foreign"
 _per_thread = threading.local()
 
@@ -72,14 +75,16 @@ def _stream_query(stream: int) -> int:
     """``hipStreamQuery`` by address (bound at the first call, `_calls`)."""
     global _stream_query, _NOT_READY
     _NOT_READY = api().not_ready
-    _stream_query = _calls.bind_p("hipStreamQuery", "hipStream_t")
+    # rebinds itself at the first call
+    _stream_query = _calls.bind_p("hipStreamQuery", "hipStream_t")  # type: ignore[assignment]
     return _stream_query(stream)
 
 
 def _wait_event(stream: int, event: int, flags: int) -> int:
     """``hipStreamWaitEvent`` by addresses (bound at the first call, `_calls`)."""
     global _wait_event
-    _wait_event = _calls.bind_ppu("hipStreamWaitEvent", "hipStream_t", "hipEvent_t")
+    # rebinds itself at the first call
+    _wait_event = _calls.bind_ppu("hipStreamWaitEvent", "hipStream_t", "hipEvent_t")  # type: ignore[assignment]
     return _wait_event(stream, event, flags)
 
 
@@ -139,6 +144,10 @@ class Stream(_OrderedHandle):
     _capture: Any
     _priority: int | None
     _flags: int | None
+    _cb_seen: bool
+    _more_errors: list[CallbackErrors]
+    _weak: weakref.ref[Stream]
+    _thread: int
     _release_first_at_exit = True    # destroyed before what its work uses (see _handle)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -151,7 +160,7 @@ class Stream(_OrderedHandle):
     def _new(cls, dev: Device, handle: Any, kind: str, release: bool,
              extra_parents: tuple[Any, ...] = ()) -> Stream:
         s = cls.__new__(cls)
-        box: list = [[]]
+        box: list[Any] = [[]]
         pending = PendingList(ordered=True)
         ctx = dev.context
         recipe = (_destroy_stream, handle, dev._index, ctx, box, pending) if release else None
@@ -301,7 +310,7 @@ class Stream(_OrderedHandle):
         return self._dev
 
     @property
-    def context(self) -> Any:
+    def context(self) -> Context:
         """The device's primary `Context`."""
         return self._ctx
 

@@ -54,10 +54,10 @@ class TypedBuffer:
         if count * dt.itemsize != n:
             raise _api.invalid(call, f"shape {shape} of {dt} is {count * dt.itemsize} bytes, "
                                      f"the buffer {n}")
-        self.buffer = buffer
-        self.dtype = dt
-        self.shape = shape
-        self.readonly = readonly
+        self.buffer: Buffer = buffer
+        self.dtype: np.dtype[Any] = dt
+        self.shape: Any = shape
+        self.readonly: bool = readonly
 
     @property
     def ptr(self) -> int:

@@ -31,7 +31,7 @@ on the ``amd`` and ``stub`` backends, not on ``nvidia``.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import _backend
 from .agent import Agent, LinkInfo, PoolAccess
@@ -60,6 +60,11 @@ __all__ = [
     "copy_profiling", "copy_time", "engine_status", "fill", "ipc_export", "lock", "pointer_info",
     "svm_attributes", "svm_prefetch", "svm_set_attributes",
 ]
+
+if TYPE_CHECKING:
+    # the raw cffi module as type checkers see it: the stub the build writes next to the
+    # compiled module (rocpy/_build/typestub.py)
+    from .._lib_stub import ffi as ffi, lib as lib
 
 
 def __getattr__(name: str) -> Any:

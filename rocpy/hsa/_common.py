@@ -12,7 +12,7 @@ import os
 import threading
 from dataclasses import dataclass
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Generic, TypeVar, overload
 
 from .. import _args, _backend
 from ..errors import NotSupportedError, hsa_error
@@ -197,12 +197,19 @@ def signal_struct(value: int) -> Any:
 
 # ---- constant attributes ---------------------------------------------------------------
 
-class Fixed:
+_T = TypeVar("_T")
+
+
+class Fixed(Generic[_T]):
     """A constant info attribute as a read-only property, read once per object.
 
     ``wavefront_size = Fixed("HSA_AGENT_INFO_WAVEFRONT_SIZE", "u32")`` on a
     class whose ``_fixed(name, attribute, kind)`` reads and caches it.
     """
+
+    attribute: str
+    kind: str
+    name: str
 
     def __init__(self, attribute: str, kind: str, doc: str | None = None) -> None:
         self.attribute, self.kind = attribute, kind
@@ -211,6 +218,11 @@ class Fixed:
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> Fixed[_T]: ...
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> _T: ...
 
     def __get__(self, obj: Any, owner: type | None = None) -> Any:
         if obj is None:

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import struct
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from .. import _args
 from .._handle import borrow_all
@@ -23,6 +23,12 @@ class Barriers:
     _bad: bool
     _lib: Any
     _lock: Any
+
+    if TYPE_CHECKING:   # Queue's and Submission's
+        def _check(self) -> None: ...
+        def _live_aql(self) -> Any: ...
+        def _wait_for_space(self, retry: Callable[[], int] | None) -> int: ...
+        def _submitted(self, gen: int, refs: Any) -> None: ...
 
     def _barrier(self, kind: str, deps: Sequence[Signal | None], completion_signal: Signal | None,
                  barrier: bool, fences: Any) -> None:
@@ -66,7 +72,8 @@ class Barriers:
                 gen = lib.rocpy_aql_dispatch(self._live_aql(), packet, b"", 0, 0)
                 while gen == FULL:
                     gen = self._wait_for_space(
-                        lambda p=packet: lib.rocpy_aql_dispatch(self._live_aql(), p, b"", 0, 0))
+                        lambda p=packet: lib.rocpy_aql_dispatch(  # type: ignore[misc]
+                            self._live_aql(), p, b"", 0, 0))
                 # what the packets use is kept with the last one: it retires after the others
                 self._submitted(gen, borrows if n == len(packets) else None)
 

@@ -18,11 +18,14 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import _args
 from ..errors import hsa_error
 from ._common import api, const
+
+if TYPE_CHECKING:
+    from .agent import Agent
 
 PRIORITIES = ("low", "normal", "high")
 
@@ -82,13 +85,15 @@ def set_priority(lib: Any, queue: Any, value: int) -> None:
 class Control:
     """The scheduling half of `Queue` (a mixin: the state is the Queue's)."""
 
-    __slots__ = ()
+    # mypy checks assignments against a class's own __slots__; a mixin's state is its Queue's
+    if not TYPE_CHECKING:
+        __slots__ = ()
     _bad: bool
     _lib: Any
     _lock: Any
     _priority: str
     _private_segment_size: int | None
-    agent: Any
+    agent: Agent
 
     @property
     def cu_mask(self) -> frozenset[int]:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import hsa_error
 from ._common import TickSpan, api, signal_handle, timestamp_frequency
@@ -17,7 +17,9 @@ class DispatchTime(TickSpan):
 class Profiling:
     """The profiling half of `Queue` (a mixin: the state is the Queue's)."""
 
-    __slots__ = ()
+    # mypy checks assignments against a class's own __slots__; a mixin's state is its Queue's
+    if not TYPE_CHECKING:
+        __slots__ = ()
     _agent_h: Any
     _bad: bool
     _lib: Any

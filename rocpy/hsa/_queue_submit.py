@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import _args
 from .._handle import Borrow
 from ..codeobject.errors import ArgumentCountError
+from ..errors import ClosedError
 from ._common import api, check_timeout, signal_handle, ticks
 from ._queue_native import WAIT_SLICE
 from ._queue_state import Retired
@@ -27,13 +28,18 @@ from .dispatch import Dispatch
 from .executable import Kernel
 from .signal import Signal
 
+if TYPE_CHECKING:
+    from .agent import Agent
+
 FULL = -4   # ROCPY_AQL_FULL (aql.h): no space within one wait slice, nothing submitted
 
 
 class Submission:
     """The submission half of `Queue` (a mixin: the state is the Queue's)."""
 
-    __slots__ = ()
+    # mypy checks assignments against a class's own __slots__; a mixin's state is its Queue's
+    if not TYPE_CHECKING:
+        __slots__ = ()
     _aql: Any
     _agent_hv: int
     _bad: bool
@@ -49,8 +55,12 @@ class Submission:
     _ring: Any
     _seg_bytes: int
     _templates: dict[Any, bytes]
-    agent: Any
+    agent: Agent
     # Queue defines _check; Handle _closed_error
+
+    if TYPE_CHECKING:   # Queue's and Handle's
+        def _check(self) -> None: ...
+        def _closed_error(self) -> ClosedError: ...
 
     def _live_aql(self) -> Any:
         """The C submission state; under ``self._lock`` (the release frees it under that lock)."""
@@ -162,7 +172,7 @@ class Submission:
                 raise self._closed_error()
             # the packet processor reaches the signal until the packet retires: a close()
             # meanwhile releases it after that (a Borrow), not under the queued packet
-            held = Borrow(completion_signal) if sig else None
+            held = Borrow(completion_signal) if sig else None  # type: ignore[arg-type]  # sig: a signal
             gen = self._dispatch_c(self._aql, packet, kernarg, kernel._kernarg_len, sig)
             while gen == FULL:
                 gen = self._wait_for_space(lambda: self._dispatch_c(

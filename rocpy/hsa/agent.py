@@ -177,12 +177,12 @@ class Agent(Handle):
         value = self._static[name] = self.info(attr, kind)
         return value
 
-    name = Fixed("HSA_AGENT_INFO_NAME", "str64",
+    name: Fixed[str] = Fixed("HSA_AGENT_INFO_NAME", "str64",
                  "The agent's name: the processor (``'gfx90a'``) on a GPU, the CPU's model on a CPU.")
 
-    vendor_name = Fixed("HSA_AGENT_INFO_VENDOR_NAME", "str64")
+    vendor_name: Fixed[str] = Fixed("HSA_AGENT_INFO_VENDOR_NAME", "str64")
 
-    product_name = Fixed("HSA_AMD_AGENT_INFO_PRODUCT_NAME", "str64",
+    product_name: Fixed[str] = Fixed("HSA_AMD_AGENT_INFO_PRODUCT_NAME", "str64",
                          "The marketing name (``'AMD Instinct MI210'``).")
 
     @property
@@ -205,9 +205,9 @@ class Agent(Handle):
         """Whether this is a CPU agent (``HSA_DEVICE_TYPE_CPU``)."""
         return self.type == "cpu"
 
-    node = Fixed("HSA_AGENT_INFO_NODE", "u32", "The topology node (KFD node id).")
+    node: Fixed[int] = Fixed("HSA_AGENT_INFO_NODE", "u32", "The topology node (KFD node id).")
 
-    uuid = Fixed("HSA_AMD_AGENT_INFO_UUID", "str64",
+    uuid: Fixed[str] = Fixed("HSA_AMD_AGENT_INFO_UUID", "str64",
                  "``'GPU-<hex>'`` for GPUs; ROCr gives CPUs ``'CPU-XX'``.")
 
     @property
@@ -272,38 +272,38 @@ class Agent(Handle):
             return None
         return isa.split("--", 1)[1] if "--" in isa else isa
 
-    wavefront_size = Fixed("HSA_AGENT_INFO_WAVEFRONT_SIZE", "u32")
+    wavefront_size: Fixed[int] = Fixed("HSA_AGENT_INFO_WAVEFRONT_SIZE", "u32")
 
-    workgroup_max_size = Fixed("HSA_AGENT_INFO_WORKGROUP_MAX_SIZE", "u32")
+    workgroup_max_size: Fixed[int] = Fixed("HSA_AGENT_INFO_WORKGROUP_MAX_SIZE", "u32")
 
-    workgroup_max_dim = Fixed("HSA_AGENT_INFO_WORKGROUP_MAX_DIM", "u16x3")
+    workgroup_max_dim: Fixed[tuple[int, ...]] = Fixed("HSA_AGENT_INFO_WORKGROUP_MAX_DIM", "u16x3")
 
-    grid_max_size = Fixed("HSA_AGENT_INFO_GRID_MAX_SIZE", "u32")
+    grid_max_size: Fixed[int] = Fixed("HSA_AGENT_INFO_GRID_MAX_SIZE", "u32")
 
-    grid_max_dim = Fixed("HSA_AGENT_INFO_GRID_MAX_DIM", "u32x3")
+    grid_max_dim: Fixed[tuple[int, ...]] = Fixed("HSA_AGENT_INFO_GRID_MAX_DIM", "u32x3")
 
-    compute_units = Fixed("HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT", "u32")
+    compute_units: Fixed[int] = Fixed("HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT", "u32")
 
-    simds_per_cu = Fixed("HSA_AMD_AGENT_INFO_NUM_SIMDS_PER_CU", "u32")
+    simds_per_cu: Fixed[int] = Fixed("HSA_AMD_AGENT_INFO_NUM_SIMDS_PER_CU", "u32")
 
-    max_waves_per_cu = Fixed("HSA_AMD_AGENT_INFO_MAX_WAVES_PER_CU", "u32")
+    max_waves_per_cu: Fixed[int] = Fixed("HSA_AMD_AGENT_INFO_MAX_WAVES_PER_CU", "u32")
 
-    max_clock_mhz = Fixed("HSA_AMD_AGENT_INFO_MAX_CLOCK_FREQUENCY", "u32")
+    max_clock_mhz: Fixed[int] = Fixed("HSA_AMD_AGENT_INFO_MAX_CLOCK_FREQUENCY", "u32")
 
-    chip_id = Fixed("HSA_AMD_AGENT_INFO_CHIP_ID", "u32")
+    chip_id: Fixed[int] = Fixed("HSA_AMD_AGENT_INFO_CHIP_ID", "u32")
 
-    cacheline_size = Fixed("HSA_AMD_AGENT_INFO_CACHELINE_SIZE", "u32")
+    cacheline_size: Fixed[int] = Fixed("HSA_AMD_AGENT_INFO_CACHELINE_SIZE", "u32")
 
-    bdf_id = Fixed("HSA_AMD_AGENT_INFO_BDFID", "u32",
+    bdf_id: Fixed[int] = Fixed("HSA_AMD_AGENT_INFO_BDFID", "u32",
                    "PCI bus/device/function, as ``(bus << 8) | (device << 3) | function``.")
 
-    queues_max = Fixed("HSA_AGENT_INFO_QUEUES_MAX", "u32",
+    queues_max: Fixed[int] = Fixed("HSA_AGENT_INFO_QUEUES_MAX", "u32",
                        "How many queues the agent can have at once (0: it has no AQL processor).")
 
-    queue_min_size = Fixed("HSA_AGENT_INFO_QUEUE_MIN_SIZE", "u32",
+    queue_min_size: Fixed[int] = Fixed("HSA_AGENT_INFO_QUEUE_MIN_SIZE", "u32",
                            "The smallest queue, in packets (a power of two).")
 
-    queue_max_size = Fixed("HSA_AGENT_INFO_QUEUE_MAX_SIZE", "u32",
+    queue_max_size: Fixed[int] = Fixed("HSA_AGENT_INFO_QUEUE_MAX_SIZE", "u32",
                            "The largest queue, in packets (a power of two).")
 
     @property

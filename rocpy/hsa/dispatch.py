@@ -61,9 +61,9 @@ class Dispatch(Handle):
         self._kernarg = kernarg
         self._agent_hv = kernel._agent_hv
         self._for: int | None = kernel._agent_hv   # the agent it runs on; None once closed
-        self.kernel = kernel
-        self.args = args
-        self.completion_signal = completion_signal
+        self.kernel: Kernel = kernel
+        self.args: Sequence[Any] = args
+        self.completion_signal: Signal | None = completion_signal
         owners = [a for a in args if isinstance(a, Handle)]
         parents = (kernel.executable,) + ((completion_signal,) if completion_signal is not None
                                           else ())

@@ -136,7 +136,7 @@ def register(rt: Runtime, handler: Handler) -> None:
     rt._require_open()
     ffi, lib = api()
     with _lock:
-        _handlers[:] = [(r, h) for r, h in _handlers if r() is not None and r()._h is not None]
+        _handlers[:] = [(r, h) for r, h in _handlers if r() is not None and r()._h is not None]  # type: ignore[union-attr]
         _handlers.append((weakref.ref(rt), handler))
         if _hook is None:
             _hook = ffi.callback("hsa_amd_system_event_callback_t", _dispatch,

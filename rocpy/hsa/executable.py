@@ -251,8 +251,8 @@ class Kernel(Handle):
             return read_info(lib.hsa_executable_symbol_get_info, (sym[0],), getattr(lib, attr), kind,
                              "hsa_executable_symbol_get_info")
 
-        self.name = info.name
-        self.symbol = info.symbol
+        self.name: str = info.name
+        self.symbol: str = info.symbol
         self.info = info
         self.executable = executable
         self.agent = agent

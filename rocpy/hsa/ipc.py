@@ -31,7 +31,7 @@ process too).  ``agents`` names the agents to map it for (None: every GPU).
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -140,7 +140,7 @@ class IpcMemory(Handle):
         ffi, lib = api()
         n = 0
         arr = ffi.NULL
-        self.agents = None if agents is None else list(agents)
+        self.agents: list[Agent] | None = None if agents is None else list(agents)
         if self.agents is not None:
             if not self.agents:
                 raise ValueError("agents must name at least one agent (None: every GPU)")
@@ -152,7 +152,7 @@ class IpcMemory(Handle):
         st = lib.hsa_amd_ipc_memory_attach(handle._native(), handle.size, n, arr, out)
         if st:
             raise hsa_error(st, "hsa_amd_ipc_memory_attach")
-        self.size = handle.size
+        self.size: int = handle.size
         super().__init__(int(ffi.cast("uintptr_t", out[0])), (_detach, lib, out[0]), parents=(rt,))
 
     @classmethod
@@ -171,7 +171,9 @@ class IpcMemory(Handle):
         """The address here (raises `rocpy.ClosedError` once detached)."""
         return self._require_open()
 
-    __int__ = __index__ = ptr.fget  # type: ignore[assignment]
+    # the property's getter itself (mypy reads a property in its class body as a method)
+    __int__: Callable[[IpcMemory], int] = ptr.fget  # type: ignore[attr-defined]
+    __index__: Callable[[IpcMemory], int] = ptr.fget  # type: ignore[attr-defined]
 
     def copy_from(self, src: Any, size: int | None = None) -> None:
         """Copy ``size`` bytes (default: all) from `src` into this memory (hsa_memory_copy)."""

@@ -8,7 +8,7 @@
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._handle import Handle
@@ -67,9 +67,9 @@ class LockedMemory(Handle):
         self._cbuf = cbuf
         self._view = view
         self.size = size
-        self.host_ptr = int(ffi.cast("uintptr_t", host_ptr))
-        self.cpu = cpus[0]
-        self.agents = tuple(agents or ())
+        self.host_ptr: int = int(ffi.cast("uintptr_t", host_ptr))
+        self.cpu: Agent = cpus[0]
+        self.agents: tuple[Agent, ...] = tuple(agents or ())
         # the recipe holds the cffi buffer: the memory stays until unlocked
         super().__init__(int(ffi.cast("uintptr_t", out[0])), (_unlock, lib, host_ptr, cbuf),
                          parents=(runtime,))
@@ -79,7 +79,9 @@ class LockedMemory(Handle):
         """The agents' address (raises `rocpy.ClosedError` once unlocked)."""
         return self._require_open()
 
-    __int__ = __index__ = ptr.fget  # type: ignore[assignment]
+    # the property's getter itself (mypy reads a property in its class body as a method)
+    __int__: Callable[[LockedMemory], int] = ptr.fget  # type: ignore[attr-defined]
+    __index__: Callable[[LockedMemory], int] = ptr.fget  # type: ignore[attr-defined]
 
     def __enter__(self) -> int:  # type: ignore[override]
         """``with hsa.lock(array) as ptr``: the agents' pointer."""

@@ -21,7 +21,7 @@ only when no queued work uses it).
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from .. import _args
@@ -214,18 +214,18 @@ class Pool(_MemoryPlace):
         mask = self._fixed("flags", "HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS", "u32")
         return flag_names(mask, _FLAGS)
 
-    size = Fixed("HSA_AMD_MEMORY_POOL_INFO_SIZE", "size")
+    size: Fixed[int] = Fixed("HSA_AMD_MEMORY_POOL_INFO_SIZE", "size")
 
-    alloc_allowed = Fixed("HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED", "bool",
+    alloc_allowed: Fixed[bool] = Fixed("HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED", "bool",
                           "Whether `allocate` may be used (False for the group segment).")
 
-    alloc_granule = Fixed("HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_GRANULE", "size")
+    alloc_granule: Fixed[int] = Fixed("HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_GRANULE", "size")
 
-    alloc_alignment = Fixed("HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALIGNMENT", "size")
+    alloc_alignment: Fixed[int] = Fixed("HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALIGNMENT", "size")
 
-    alloc_max_size = Fixed("HSA_AMD_MEMORY_POOL_INFO_ALLOC_MAX_SIZE", "size")
+    alloc_max_size: Fixed[int] = Fixed("HSA_AMD_MEMORY_POOL_INFO_ALLOC_MAX_SIZE", "size")
 
-    accessible_by_all = Fixed("HSA_AMD_MEMORY_POOL_INFO_ACCESSIBLE_BY_ALL", "bool",
+    accessible_by_all: Fixed[bool] = Fixed("HSA_AMD_MEMORY_POOL_INFO_ACCESSIBLE_BY_ALL", "bool",
                               "Whether every agent may access the pool's memory.")
 
     def access(self, agent: Agent) -> PoolAccess:
@@ -267,17 +267,17 @@ class Region(_MemoryPlace):
         mask = self._fixed("flags", "HSA_REGION_INFO_GLOBAL_FLAGS", "u32")
         return flag_names(mask, _REGION_FLAGS)
 
-    size = Fixed("HSA_REGION_INFO_SIZE", "size")
+    size: Fixed[int] = Fixed("HSA_REGION_INFO_SIZE", "size")
 
-    alloc_allowed = Fixed("HSA_REGION_INFO_RUNTIME_ALLOC_ALLOWED", "bool")
+    alloc_allowed: Fixed[bool] = Fixed("HSA_REGION_INFO_RUNTIME_ALLOC_ALLOWED", "bool")
 
-    alloc_granule = Fixed("HSA_REGION_INFO_RUNTIME_ALLOC_GRANULE", "size")
+    alloc_granule: Fixed[int] = Fixed("HSA_REGION_INFO_RUNTIME_ALLOC_GRANULE", "size")
 
-    alloc_alignment = Fixed("HSA_REGION_INFO_RUNTIME_ALLOC_ALIGNMENT", "size")
+    alloc_alignment: Fixed[int] = Fixed("HSA_REGION_INFO_RUNTIME_ALLOC_ALIGNMENT", "size")
 
-    alloc_max_size = Fixed("HSA_REGION_INFO_ALLOC_MAX_SIZE", "size")
+    alloc_max_size: Fixed[int] = Fixed("HSA_REGION_INFO_ALLOC_MAX_SIZE", "size")
 
-    host_accessible = Fixed("HSA_AMD_REGION_INFO_HOST_ACCESSIBLE", "bool")
+    host_accessible: Fixed[bool] = Fixed("HSA_AMD_REGION_INFO_HOST_ACCESSIBLE", "bool")
 
     @property
     def is_system(self) -> bool:
@@ -304,7 +304,7 @@ class Buffer(Handle):
     def __init__(self, place: _MemoryPlace, ptr: int, size: int, release: tuple[Any, ...]) -> None:
         self.size = size
         self.pool = place
-        self.agent = place.agent
+        self.agent: Agent = place.agent
         self._granted: set[int] = set()
         self._lock = threading.Lock()
         super().__init__(ptr, release, parents=(place.agent.runtime,))
@@ -319,7 +319,9 @@ class Buffer(Handle):
         """The address (raises `rocpy.ClosedError` once closed: kernels never get freed memory)."""
         return self._require_open()
 
-    __int__ = __index__ = ptr.fget  # type: ignore[assignment]
+    # the property's getter itself (mypy reads a property in its class body as a method)
+    __int__: Callable[[Buffer], int] = ptr.fget  # type: ignore[attr-defined]
+    __index__: Callable[[Buffer], int] = ptr.fget  # type: ignore[attr-defined]
 
     def __repr__(self) -> str:
         h = self._h

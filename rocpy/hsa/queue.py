@@ -137,12 +137,12 @@ class Queue(Submission, Barriers, Control, Profiling, Handle):
                                       else opts.private_segment_size)
         self._retire = retire
         self._seg_bytes = opts.kernarg_bytes // opts.kernarg_segments // 64 * 64
-        self.agent = agent
-        self.id = int(queue.id)
-        self.size = int(queue.size)
-        self.type = opts.type
-        self.doorbell = int(queue.doorbell_signal.handle)
-        self.base_address = int(ffi.cast("uintptr_t", queue.base_address))
+        self.agent: Agent = agent
+        self.id: int = int(queue.id)
+        self.size: int = int(queue.size)
+        self.type: str = opts.type
+        self.doorbell: int = int(queue.doorbell_signal.handle)
+        self.base_address: int = int(ffi.cast("uintptr_t", queue.base_address))
         super().__init__(queue, (destroy, lib, queue, aql, ring, failed, native.token,
                                  native.kernarg, tuple(retire), pending, lock),
                          parents=(agent.runtime,))

@@ -255,7 +255,7 @@ class Signal(Handle):
     def _adopt(self, handle: Any, rt: Runtime, attributes: frozenset[str]) -> None:
         """Own `handle` (destroyed at release), holding `rt`."""
         _, lib = api()
-        self.attributes = attributes
+        self.attributes: frozenset[str] = attributes
         self._lib = lib
         self._bad = False
         self._cb: CallbackErrors | None = None

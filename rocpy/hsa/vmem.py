@@ -21,7 +21,7 @@ its kernels and copy engines check; the CPU's is recorded but not enforced
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping as MappingType
+from collections.abc import Callable, Iterable, Mapping as MappingType
 from typing import TYPE_CHECKING, Any
 
 from .. import _args
@@ -140,7 +140,7 @@ class PhysicalMemory(Handle):
             handle = _imported
         self.pool = pool
         self.size = size
-        self.pinned = bool(pinned)
+        self.pinned: bool = bool(pinned)
         super().__init__(handle, (_release_handle, lib, handle), parents=(pool.agent.runtime,))
 
     def export(self) -> int:
@@ -213,7 +213,9 @@ class Mapping(Handle):
         """Where the memory is mapped."""
         return self._require_open()
 
-    __int__ = __index__ = address.fget  # type: ignore[assignment]
+    # the property's getter itself (mypy reads a property in its class body as a method)
+    __int__: Callable[[Mapping], int] = address.fget  # type: ignore[attr-defined]
+    __index__: Callable[[Mapping], int] = address.fget  # type: ignore[attr-defined]
 
     def set_access(self, access: MappingType[Agent, str] | Iterable[Agent], perm: str = "rw") -> None:
         """Grant agents access (hsa_amd_vmem_set_access): ``{agent: 'rw'|'ro'|'wo'|'none'}``,

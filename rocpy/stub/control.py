@@ -35,7 +35,7 @@ def take_failures() -> list[BaseException]:
     return out
 
 
-def _stub():
+def _stub() -> tuple[Any, Any]:
     backend = _backend.current()
     if backend.name != "stub":
         raise RuntimeError(f"rocpy.stub controls the stub runtime; the backend is {backend.name!r}")
@@ -53,7 +53,7 @@ class Dispatch:
     __slots__ = ("name", "kernarg", "grid", "block", "group_segment_size", "device", "_ffi",
                  "_signature")
 
-    def __init__(self, ffi, d, signature: Any = None) -> None:
+    def __init__(self, ffi: Any, d: Any, signature: Any = None) -> None:
         self._ffi = ffi
         self._signature = signature
         self.name: str = ffi.string(d.name).decode()
@@ -90,12 +90,12 @@ class Dispatch:
         return np.frombuffer(buf, dtype=dtype, count=count)
 
 
-def _install(ffi) -> None:
+def _install(ffi: Any) -> None:
     if id(ffi) in _installed:
         return
 
     @ffi.def_extern()
-    def rocpy_stub_python_kernel(d, user):  # noqa: ANN001 - called from C
+    def rocpy_stub_python_kernel(d: Any, user: Any) -> int:  # called from C
         fn, signature = ffi.from_handle(user)
         try:
             result = fn(Dispatch(ffi, d, signature))

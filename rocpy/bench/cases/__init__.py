@@ -299,8 +299,8 @@ class Gate:
     """
 
     def __init__(self, env: Env) -> None:
-        self.enabled = False
-        self.kernel = None
+        self.enabled: bool = False
+        self.kernel: Any = None
         if env.backend != "stub":
             return
         try:

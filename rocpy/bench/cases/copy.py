@@ -215,7 +215,7 @@ def build(env: Env) -> list[Bench]:
         else:
             copy_from = dst.copy_from
 
-            def rocpy_small(copy_from: Any = copy_from, src: Any = src) -> None:
+            def rocpy_small(copy_from: Any = copy_from, src: Any = src) -> None:  # type: ignore[misc]
                 copy_from(src)
         variants = {"rocpy": rocpy_small}
         reference = "rocpy"

@@ -17,6 +17,7 @@ code object.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..harness import Case
@@ -74,7 +75,7 @@ def build(env: Env) -> list[Bench]:
             (f"{n} launches + 1 sync",
              f"batched enqueue: {n} launches, then one synchronize (per launch)",
              rocpy_batch, raw_batch, n, "launch_batch", {"n": n})):
-        variants = {"rocpy": mine}
+        variants: dict[str, Callable[[], object]] = {"rocpy": mine}
         if compare_on:
             variants["raw"] = raw
             for peer in peers:
@@ -131,7 +132,7 @@ def four_args(env: Env) -> tuple[Any, tuple[Any, ...]]:
     return k, (bufs[0], bufs[1], bufs[2], np.int32(1))
 
 
-def _four_arguments(env: Env, n: int, peers: list, compare_on: bool) -> list[Bench]:
+def _four_arguments(env: Env, n: int, peers: list[Any], compare_on: bool) -> list[Bench]:
     """4-argument launch + sync, and batched 4-argument enqueue (per launch)."""
     from rocpy.hip import lib
     k, args = four_args(env)
