@@ -320,7 +320,7 @@ def test_ctrl_c_interrupts_a_dispatch_into_a_full_queue(gpu, limits, shared, stu
     import time
 
     from rocpy import stub
-    from rocpy.hsa.queue import _FULL
+    from rocpy.hsa._queue_submit import FULL as _FULL
     assert _FULL == hsa.lib.ROCPY_AQL_FULL
     stub.register_kernel("bounded", _sleep_first(2.0))
     k = limits.kernel("bounded")
