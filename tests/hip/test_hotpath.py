@@ -484,6 +484,19 @@ def test_numpy_scalars_for_untyped_slots_stay_compiled(kernel_file, dev, recorde
     assert [kernarg[24:28] for kernarg, _, _ in seen] == [np.int32(16).tobytes(),
                                                           np.float32(2.5).tobytes()]
     assert not fallbacks, "a numpy scalar of an untyped slot's width went to the Python packer"
+    # 8-byte by-value slots of unknown type given a buffer or None (on NVIDIA, whose
+    # parameter info has sizes only, every pointer parameter is such a slot)
+    mod2 = hip.Module.load(kernel_file("args"), dev)
+    scalars = mod2["scalars"]
+    seen2 = recorder("scalars")
+    scalars.launch(1, 1, (7, np.int16(7), np.int32(7), bufs[0], np.float32(7), None, 7, bufs[1]), s)
+    s.synchronize()
+    kernarg = seen2[0][0]
+    l_at, d_at = scalars.params[3].offset, scalars.params[5].offset
+    assert kernarg[l_at:l_at + 8] == bufs[0].ptr.to_bytes(8, "little")
+    assert kernarg[d_at:d_at + 8] == bytes(8)
+    assert not fallbacks, "a buffer or None for an untyped 8-byte slot went to the Python packer"
+    mod2.close()
     s.close()
     for b in bufs:
         b.close()

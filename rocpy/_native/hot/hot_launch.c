@@ -396,6 +396,14 @@ static int pack_one(Launcher *self, const Param *q, PyObject *a, char *out)
             memcpy(out, PyBytes_AsString(a), q->size);
             return 1;
         }
+        /* an 8-byte slot of unknown type takes a pointer (argconv._untyped): None and
+         * rocpy buffers here (NVIDIA's parameter info has sizes only, so every pointer
+         * parameter there is such a slot); other pointer kinds go to Python */
+        if (q->size == 8 && (a == Py_None || is_buffer(self, t))) {
+            Param as_ptr_param = *q;
+            as_ptr_param.what = P_PTR;
+            return pack_one(self, &as_ptr_param, a, out);
+        }
 #if Py_LIMITED_API >= 0x030B0000
         /* a parameter of unknown type: a numpy scalar of its width gives its bytes
          * (argconv._untyped); the buffer protocol needs the 3.11 limited API */
