@@ -107,7 +107,12 @@ def test_example_runs(example, tmp_path):
     if example.mark == "pytest":
         (tmp_path / "work").mkdir()
         (tmp_path / "work" / "test_example.py").write_text(example.body)
-        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "rocpy.testing.plugin",
+        # the plugin by its pytest11 entry point where rocpy is installed, else by name
+        # (both at once: "Plugin already registered under a different name")
+        from importlib.metadata import entry_points
+        installed = any(ep.value.startswith("rocpy.testing") for ep in entry_points(group="pytest11"))
+        plugin = [] if installed else ["-p", "rocpy.testing.plugin"]
+        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *plugin,
                "-rs", "test_example.py"]
     elif example.lang == "python":
         cmd = [sys.executable, "-c", python_source(example.body)]
