@@ -107,6 +107,37 @@ def test_leak_check_fails_a_test_that_keeps_an_object(pytester, inner):
 
 
 @needs_stub
+def test_leak_check_runs_outside_the_tests_fixtures_whatever_their_order(pytester, inner):
+    # The check is set up before every function-scoped fixture and torn down after them:
+    # a stream fixture named before it is not a leak; a fixture that keeps what it made is.
+    pytester.makeconftest("""
+        import pytest
+        kept = []
+
+        @pytest.fixture
+        def leaky_stream(rocpy_device):
+            kept.append(rocpy_device.create_stream())    # never closed
+            yield kept[-1]
+    """)
+    pytester.makepyfile("""
+        def test_stream_named_first(rocpy_stream, rocpy_leak_check):
+            rocpy_stream.synchronize()
+
+        def test_stream_named_last(rocpy_leak_check, rocpy_stream):
+            rocpy_stream.synchronize()
+
+        def test_leaky_fixture_named_first(leaky_stream, rocpy_leak_check):
+            leaky_stream.synchronize()
+    """)
+    pytester.makeini("[pytest]\nrocpy_leak_timeout = 1\n")
+    result = inner()
+    result.assert_outcomes(passed=3, errors=1)
+    result.stdout.fnmatch_lines(["*ERROR at teardown of test_leaky_fixture_named_first*",
+                                 "rocpy objects still alive after the test: {'Stream': 1}"])
+    result.stdout.no_fnmatch_line("*ERROR*test_stream_named_*")
+
+
+@needs_stub
 def test_leak_check_counts_stub_allocations(pytester, inner):
     pytester.makepyfile("""
         from rocpy.hip import ffi, lib
