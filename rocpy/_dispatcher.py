@@ -12,8 +12,8 @@ token.  A HIP layer would do::
         dispatcher().unregister(token)
         raise hip_error(st, "hipLaunchHostFunc")
 
-An exception in a callback is reported as a `CallbackWarning` and stored in the
-owner's `CallbackErrors`, which raises it on the owner's next use.
+An exception in a callback is reported as a `CallbackWarning` and then stored in
+the owner's `CallbackErrors`, which raises it on the owner's next use.
 """
 from __future__ import annotations
 
@@ -228,12 +228,17 @@ class Dispatcher:
         try:
             fn(a, b)
         except BaseException as exc:  # a callback's SystemExit is its error too
+            report(fn, exc)
             if errors is not None:
                 errors.add(exc)
-            _report(fn, exc)
 
 
-def _report(fn: Callback, exc: BaseException) -> None:
+def report(fn: Callable[..., object], exc: BaseException) -> None:
+    """Warn (`CallbackWarning`) that callback `fn` raised `exc`.
+
+    Owners store the exception only after this returns: a use that raises the
+    `CallbackError` comes after its warning, never before (a ``pytest.warns`` or
+    ``catch_warnings`` around the work sees it)."""
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     try:
         warnings.warn(CallbackWarning(f"callback {fn!r} raised:\n{text}"))

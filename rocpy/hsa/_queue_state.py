@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import _reaper
-from .._dispatcher import CallbackErrors, dispatcher
+from .._dispatcher import CallbackErrors, dispatcher, report
 from ..errors import hsa_error
 from ._common import const
 
@@ -51,8 +51,8 @@ class QueueFailed:
             try:
                 self.on_error(self.error())
             except BaseException as exc:
+                report(self.on_error, exc)   # warned before any use can raise it
                 self.errors.add(exc)
-                raise  # reported as a CallbackWarning by the dispatcher
 
 
 class Ring:

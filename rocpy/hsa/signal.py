@@ -37,7 +37,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import _args
-from .._dispatcher import CallbackErrors, dispatcher
+from .._dispatcher import CallbackErrors, dispatcher, report
 from .._handle import Handle
 from ..errors import ClosedError, hsa_error
 from ._common import UINT32_MAX, agent_handle, api, check_timeout, ticks
@@ -571,9 +571,9 @@ class Signal(Handle):
             try:
                 callback(observed)
             except BaseException as exc:
+                report(callback, exc)   # warned before any use can raise it
                 errors.add(exc)
                 sig._bad = True
-                raise  # the dispatcher reports it as a CallbackWarning
 
         d = dispatcher()
         token = d.register(fire, once=True)

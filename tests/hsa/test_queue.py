@@ -383,8 +383,7 @@ def test_on_error_exceptions_are_reported(gpu, empty, stub_only):
         stub.inject("queue_error")
         with pytest.warns(CallbackWarning, match="handler failed"):
             q.dispatch(empty, 64, 64)
-            _wait_for(lambda: q._failed.errors.pending)
-            time.sleep(0.05)
+            _wait_for(lambda: q._failed.errors.pending)   # stored after its warning
         with pytest.raises(CallbackError, match="handler failed"):
             q.dispatch(empty, 64, 64)
         with pytest.raises(HsaError, match="HSA_STATUS_ERROR_EXCEPTION"):
