@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -85,6 +86,57 @@ def fill(gpu, fill_path):
     """The fill kernel, likewise."""
     with hsa.Executable.load(gpu, fill_path) as exe:
         yield exe.kernel("fill")
+
+
+@pytest.fixture
+def empty(gpu, empty_path):
+    """The empty kernel, its executable closed afterwards."""
+    with hsa.Executable.load(gpu, empty_path) as exe:
+        yield exe.kernel("empty")
+
+
+@pytest.fixture
+def q(gpu):
+    """A queue on the GPU agent, closed afterwards."""
+    with gpu.create_queue() as queue:
+        yield queue
+
+
+@pytest.fixture
+def q_factory(gpu):
+    """``q_factory(**options)``: queues on the GPU agent, all closed afterwards."""
+    made = []
+
+    def make(**options):
+        made.append(gpu.create_queue(**options))
+        return made[-1]
+    yield make
+    for queue in made:
+        queue.close()
+
+
+@pytest.fixture
+def shared(host_pool, gpu):
+    """``shared(n)``: n bytes of host memory the GPU may access."""
+    def make(nbytes: int) -> hsa.Buffer:
+        buf = host_pool.allocate(nbytes)
+        buf.allow_access([gpu])
+        return buf
+    return make
+
+
+def _wait_for(predicate, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out")
+        time.sleep(0.005)
+
+
+@pytest.fixture
+def wait_for():
+    """``wait_for(predicate, timeout=30)``: poll until true; AssertionError on timeout."""
+    return _wait_for
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ from __future__ import annotations
 import os
 import sys
 import threading
-import time
 
 import numpy as np
 import pytest
@@ -18,28 +17,6 @@ EXTRA_SOURCE = """
 extern "C" __global__ void rocpy_hsa_boom(int *p) { p[0] = 1; }
 extern "C" __global__ void rocpy_hsa_unemulated(int *p) { p[0] = 2; }
 """
-
-
-@pytest.fixture
-def q(gpu):
-    with gpu.create_queue() as queue:
-        yield queue
-
-
-@pytest.fixture
-def empty(gpu, empty_path):
-    with hsa.Executable.load(gpu, empty_path) as exe:
-        yield exe.kernel("empty")
-
-
-@pytest.fixture
-def shared(host_pool, gpu, cpu):
-    """``shared(n)``: n bytes of host memory the GPU may access."""
-    def make(nbytes: int) -> hsa.Buffer:
-        buf = host_pool.allocate(nbytes)
-        buf.allow_access([gpu])
-        return buf
-    return make
 
 
 @pytest.fixture
@@ -296,15 +273,7 @@ def test_synchronize(q, empty):
 
 # ---- queue errors --------------------------------------------------------------------------
 
-def _wait_for(predicate, timeout=30):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out")
-        time.sleep(0.005)
-
-
-def test_queue_error_is_raised_by_the_next_use(gpu, empty, stub_only):
+def test_queue_error_is_raised_by_the_next_use(gpu, empty, stub_only, wait_for):
     from rocpy import stub
     seen = []
     got = threading.Event()
@@ -314,7 +283,7 @@ def test_queue_error_is_raised_by_the_next_use(gpu, empty, stub_only):
         q.dispatch(empty, 64, 64, completion_signal=done)
         assert got.wait(30)
         assert isinstance(seen[0], HsaError) and seen[0].name == "HSA_STATUS_ERROR_EXCEPTION"
-        _wait_for(lambda: q.error is not None)
+        wait_for(lambda: q.error is not None)
         for _ in range(2):                       # the next use, and every use after
             with pytest.raises(HsaError) as e:
                 q.dispatch(empty, 64, 64)
@@ -328,12 +297,12 @@ def test_queue_error_is_raised_by_the_next_use(gpu, empty, stub_only):
         assert "failed" in repr(q)
 
 
-def test_queue_error_without_a_handler(gpu, empty, stub_only):
+def test_queue_error_without_a_handler(gpu, empty, stub_only, wait_for):
     from rocpy import stub
     q = gpu.create_queue()
     stub.inject("queue_error")
     q.dispatch(empty, 64, 64)
-    _wait_for(lambda: q.error is not None)
+    wait_for(lambda: q.error is not None)
     with pytest.raises(HsaError, match="HSA_STATUS_ERROR_EXCEPTION"):
         q.dispatch(empty, 64, 64)
     q.close()
@@ -348,7 +317,7 @@ def test_queue_error_stops_a_waiting_producer(gpu, empty, stub_only):
                 q.dispatch(empty, 1, 1)
 
 
-def test_closing_from_on_error_releases_a_waiting_producer(gpu, empty, stub_only):
+def test_closing_from_on_error_releases_a_waiting_producer(gpu, empty, stub_only, wait_for):
     from rocpy import stub
     queues = []
     q = gpu.create_queue(size=gpu.queue_min_size, on_error=lambda exc: queues[0].close())
@@ -357,7 +326,7 @@ def test_closing_from_on_error_releases_a_waiting_producer(gpu, empty, stub_only
     with pytest.raises((ClosedError, HsaError)):
         for _ in range(10 * gpu.queue_min_size):
             q.dispatch(empty, 1, 1)
-    _wait_for(lambda: q.closed)
+    wait_for(lambda: q.closed)
     queues.clear()
 
 
@@ -373,7 +342,7 @@ def test_close_from_another_thread_stops_synchronize(gpu, empty):
     timer.join()
 
 
-def test_on_error_exceptions_are_reported(gpu, empty, stub_only):
+def test_on_error_exceptions_are_reported(gpu, empty, stub_only, wait_for):
     from rocpy import stub
 
     def handler(exc):
@@ -383,20 +352,20 @@ def test_on_error_exceptions_are_reported(gpu, empty, stub_only):
         stub.inject("queue_error")
         with pytest.warns(CallbackWarning, match="handler failed"):
             q.dispatch(empty, 64, 64)
-            _wait_for(lambda: q._failed.errors.pending)   # stored after its warning
+            wait_for(lambda: q._failed.errors.pending)   # stored after its warning
         with pytest.raises(CallbackError, match="handler failed"):
             q.dispatch(empty, 64, 64)
         with pytest.raises(HsaError, match="HSA_STATUS_ERROR_EXCEPTION"):
             q.dispatch(empty, 64, 64)
 
 
-def test_a_failing_kernel_fails_the_queue(gpu, extra, shared, stub_only):
+def test_a_failing_kernel_fails_the_queue(gpu, extra, shared, stub_only, wait_for):
     p = shared(64)
     for name, status in (("rocpy_hsa_boom", "HSA_STATUS_ERROR_EXCEPTION"),
                          ("rocpy_hsa_unemulated", "HSA_STATUS_ERROR_INVALID_CODE_OBJECT")):
         with gpu.create_queue() as q:
             q.dispatch(extra.kernel(name), 1, 1, (p,))
-            _wait_for(lambda: q.error is not None)
+            wait_for(lambda: q.error is not None)
             assert q.error.name == status
 
 

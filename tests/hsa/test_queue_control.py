@@ -3,20 +3,11 @@ priorities, the scratch size asked, agent-dispatch packets, chained barriers."""
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 
 from rocpy import hsa
 from rocpy.errors import ClosedError, HsaError, HsaOutOfMemoryError
-
-
-def _wait_for(predicate, timeout=30):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out")
-        time.sleep(0.005)
 
 
 # ---- CU masks ---------------------------------------------------------------------------
@@ -148,7 +139,7 @@ def test_private_segment_size(gpu):
 
 # ---- agent dispatch ------------------------------------------------------------------------
 
-def test_agent_dispatch_on_a_gpu_queue_fails_the_queue(gpu, stub_only):
+def test_agent_dispatch_on_a_gpu_queue_fails_the_queue(gpu, stub_only, wait_for):
     """The command processor serves no agent dispatch: INVALID_PACKET_FORMAT, the queue stops."""
     seen = []
     got = threading.Event()
@@ -157,7 +148,7 @@ def test_agent_dispatch_on_a_gpu_queue_fails_the_queue(gpu, stub_only):
         q.agent_dispatch(0x8000, (1, 2, 3, 4), return_address=0x1000, completion_signal=done)
         assert got.wait(30)
         assert seen[0].name == "HSA_STATUS_ERROR_INVALID_PACKET_FORMAT"
-        _wait_for(lambda: q.error is not None)
+        wait_for(lambda: q.error is not None)
         with pytest.raises(HsaError) as e:
             q.barrier_and([])
         assert e.value.name == "HSA_STATUS_ERROR_INVALID_PACKET_FORMAT"
@@ -245,24 +236,6 @@ def test_barrier_chain_refuses_a_closed_signal_before_submitting(q_factory):
     assert q.write_index == 0
     for s in deps:
         s.close()
-
-
-@pytest.fixture
-def q_factory(gpu):
-    made = []
-
-    def make(**options):
-        made.append(gpu.create_queue(**options))
-        return made[-1]
-    yield make
-    for q in made:
-        q.close()
-
-
-@pytest.fixture
-def empty(gpu, empty_path):
-    with hsa.Executable.load(gpu, empty_path) as exe:
-        yield exe.kernel("empty")
 
 
 def test_cu_mask_past_256_cus(run_python, stub_only):

@@ -25,30 +25,8 @@ _PACKET = struct.Struct("<HHHHHHIIIIIQQQQ")   # hsa_kernel_dispatch_packet_t
 
 
 @pytest.fixture
-def stub_only():
-    import rocpy
-    if not rocpy.backend().is_stub:
-        pytest.skip("checks the stub's emulation of the hardware")
-
-
-@pytest.fixture
-def q(gpu):
-    with gpu.create_queue() as queue:
-        yield queue
-
-
-@pytest.fixture
 def coarse(gpu):
     return gpu.pools(segment="global", fine_grained=False)[0]
-
-
-@pytest.fixture
-def shared(host_pool, gpu):
-    def make(nbytes: int) -> hsa.Buffer:
-        buf = host_pool.allocate(nbytes)
-        buf.allow_access([gpu])
-        return buf
-    return make
 
 
 # ---- 1. copies of memory the GPU was never granted -------------------------------------------
