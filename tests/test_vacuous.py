@@ -42,7 +42,22 @@ def test_the_scan_finds_each_kind(tmp_path):
 
         def test_result_method(result):
             result.assert_outcomes(passed=1)
+
+        def test_any_error(buf):
+            with pytest.raises(Exception, match="closed"):
+                buf.use()
+
+        def test_any_error_where_a_name_is_missing(buf):
+            with pytest.raises(rocpy.ClosedError if hasattr(rocpy, "ClosedError") else BaseException):
+                buf.use()
+
+        def test_named_errors(buf):
+            with pytest.raises((ValueError, TypeError)):
+                buf.use()
     """))
     found = [line.split(": ", 1)[1] for line in vacuous.scan(tmp_path)]
+    broad = "pytest.raises(Exception) passes on any error (name the one expected)"
     assert found == ["test_calls_only: nothing in it can fail",
-                     "test_returns_on_nvidia: returns early (pytest.skip says why)"]
+                     "test_returns_on_nvidia: returns early (pytest.skip says why)",
+                     f"test_any_error: {broad}",
+                     f"test_any_error_where_a_name_is_missing: {broad}"]

@@ -6,7 +6,9 @@ A test function is reported when nothing in it can fail it: no ``assert``, no
 of the suite that does one of those (helpers and fixtures such as ``ok()``,
 ``check()``, ``run_script()`` are found by name, transitively).  A test that
 ``return``s early instead of skipping (it passes where it should say it was
-skipped) is reported too.  Exit status 1 when anything is found;
+skipped) is reported too, and so is ``pytest.raises(Exception)`` (or
+``BaseException``): it passes on any error, a bug's ``TypeError`` included, so
+it does not say which error the code must raise.  Exit status 1 when anything is found;
 tests/test_vacuous.py runs it over the suite.
 
 Calling the code under test and relying on it to raise is a real test only
@@ -85,6 +87,22 @@ def _early_return(f: ast.FunctionDef) -> int | None:
     return None
 
 
+_TOO_BROAD = {"Exception", "BaseException"}
+
+
+def _broad_raises(f: ast.FunctionDef) -> list[int]:
+    """Lines of ``pytest.raises(Exception)``/``BaseException`` (also as one arm of a
+    conditional or a tuple): a check that any error at all passes."""
+    lines = []
+    for n in ast.walk(f):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
+                n.func.attr == "raises" and isinstance(n.func.value, ast.Name) and \
+                n.func.value.id == "pytest" and n.args:
+            if any(isinstance(m, ast.Name) and m.id in _TOO_BROAD for m in ast.walk(n.args[0])):
+                lines.append(n.lineno)
+    return lines
+
+
 def scan(root: Path) -> list[str]:
     """``path:line: name: why`` for each test that cannot fail under ``root``."""
     funcs = _functions(sorted(root.rglob("*.py")))
@@ -104,6 +122,9 @@ def scan(root: Path) -> list[str]:
             line = _early_return(f)
             if line is not None:
                 problems.append(f"{path}:{line}: {f.name}: returns early (pytest.skip says why)")
+            for line in _broad_raises(f):
+                problems.append(f"{path}:{line}: {f.name}: pytest.raises(Exception) passes on "
+                                "any error (name the one expected)")
     return problems
 
 

@@ -113,10 +113,11 @@ CLOSE_WHILE_HELPER_WAITS = """
     s = dev.create_stream()
     k.launch(1, 64, (buf, np.uint32(7), np.int32(64)), stream=s)
     threading.Timer(0.2, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+    interrupted = False
     try:
         s.synchronize()
     except KeyboardInterrupt:
-        pass
+        interrupted = True
     pinned = _wait.poll_abandoned()
     s.close()                                    # the helper still waits on its handle
     closed = s.closed
@@ -128,7 +129,8 @@ CLOSE_WHILE_HELPER_WAITS = """
     del k
     dev.synchronize()
     rocpy.debug.collect()
-    print(json.dumps({"pinned": pinned, "closed": closed, "live": rocpy.debug.live_objects()}))
+    print(json.dumps({"interrupted": interrupted, "pinned": pinned, "closed": closed,
+                      "live": rocpy.debug.live_objects()}))
 """
 
 
@@ -138,4 +140,4 @@ def test_close_after_an_interrupted_wait_waits_for_the_helper(py, kernel_paths):
     proc = py(CLOSE_WHILE_HELPER_WAITS, args=(kernel_paths["fill"],), timeout=60)
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert result == {"pinned": 1, "closed": True, "live": {}}
+    assert result == {"interrupted": True, "pinned": 1, "closed": True, "live": {}}
