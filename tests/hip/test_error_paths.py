@@ -1,0 +1,57 @@
+"""Error paths of rocpy.hip that no other test reached (measured with coverage): each
+asserts the exception type, the HIP status it carries where there is one, and the message."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rocpy.errors import InvalidValueError
+
+
+class Foreign:
+    """An object with only a __cuda_array_interface__ (what CuPy/Numba arrays show rocpy)."""
+
+    def __init__(self, ptr, shape, **extra):
+        self.__cuda_array_interface__ = {"shape": shape, "typestr": "|u1", "data": (ptr, False),
+                                         "version": 3, **extra}
+
+
+def test_copy_into_a_strided_buffer_object_is_refused(dev):
+    # numpy arrays have their own check ("not C-contiguous"); this is the buffer protocol's
+    buf = dev.context.alloc(32)
+    buf.copy_from(np.full(32, 3, np.uint8))
+    backing = bytearray(64)
+    with pytest.raises(InvalidValueError, match="the destination is not contiguous") as e:
+        buf.copy_to(memoryview(backing)[::2])         # 32 bytes, every other one
+    assert e.value.name == "hipErrorInvalidValue"
+    assert not any(backing)                           # nothing was written
+    buf.copy_from(memoryview(bytes(range(64)))[::2])  # a strided source is copied first
+    out = np.empty(32, np.uint8)
+    buf.copy_to(out)
+    assert (out == np.arange(0, 64, 2)).all()
+    buf.close()
+
+
+def test_foreign_array_with_a_bad_pointer_or_shape(dev):
+    buf = dev.context.alloc(64)
+    with pytest.raises(TypeError, match=r"Foreign.__cuda_array_interface__ data pointer -1 is not "
+                                        "a non-negative int"):
+        buf.copy_from(Foreign(-1, (64,)))
+    with pytest.raises(TypeError, match=r"data pointer 'x' is not a non-negative int"):
+        buf.copy_from(Foreign("x", (64,)))
+    with pytest.raises(InvalidValueError, match=r"Foreign has a negative dimension \(-64,\)") as e:
+        buf.copy_from(Foreign(buf.ptr, (-64,)))
+    assert e.value.name == "hipErrorInvalidValue"
+    buf.close()
+
+
+def test_stream_protocol_with_a_negative_handle(dev):
+    class Bad:
+        def __hip_stream__(self):
+            return (0, -1)
+
+    buf = dev.context.alloc(64)
+    with pytest.raises(ValueError, match=r"^Bad.__hip_stream__\(\) gave a negative handle -1$"):
+        buf.close(stream=Bad())
+    assert not buf.closed                             # refused before anything was released
+    buf.close()
