@@ -171,9 +171,7 @@ def _order(buffer: Any, stream: Any, dev_type: int, dev_id: int) -> None:
     if stream is None:
         stream = 0 if api().name != "nvidia" else 1  # the legacy default stream
     if protocol is not None:
-        stream = protocol
-    if not isinstance(stream, int):
-        raise BufferError(f"stream must be an int handle, None or -1, not {type(stream).__name__}")
+        stream = protocol           # stream_handle gives an int (checked above for the rest)
     if stream == last._stream_int():
         return
     a = api()
