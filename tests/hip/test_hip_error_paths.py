@@ -55,3 +55,28 @@ def test_stream_protocol_with_a_negative_handle(dev):
         buf.close(stream=Bad())
     assert not buf.closed                             # refused before anything was released
     buf.close()
+
+
+def test_an_emulation_reading_args_of_an_untyped_kernel(dev, load):
+    # rocpy/stub/control.py Dispatch.args: an extern "C" kernel's name gives no types
+    import rocpy
+    if not rocpy.backend().is_stub:
+        pytest.skip("emulations exist on the stub only")
+    from rocpy import stub
+    kernel = load("fill")
+    stub.register_kernel("fill", lambda d: d.args)
+    buf = dev.context.alloc(256)
+    try:
+        with dev.create_stream() as s:
+            kernel.launch(1, 64, (buf, np.uint32(1), np.int32(64)), s)
+            with pytest.raises(rocpy.HipError) as info:
+                s.synchronize()
+        assert info.value.name == "hipErrorLaunchFailure"
+        (error,) = info.value.__cause__.errors
+        assert isinstance(error, ValueError)
+        assert str(error).startswith("kernel 'fill': no signature was registered with its "
+                                     "emulation (register_kernel(name, fn, signature=")
+    finally:
+        stub.unregister_kernel("fill")
+        stub.take_failures()
+        buf.close()
