@@ -80,3 +80,15 @@ def test_an_emulation_reading_args_of_an_untyped_kernel(dev, load):
         stub.unregister_kernel("fill")
         stub.take_failures()
         buf.close()
+
+
+@pytest.mark.backend("amd", "stub")
+def test_a_limit_the_runtime_does_not_support(dev):
+    # hipamd's hipDeviceGetLimit answers hipLimitMallocHeapSize (and, where the release
+    # has it, hipLimitStackSize); hipLimitPrintfFifoSize is hipErrorUnsupportedLimit
+    import rocpy
+    with pytest.raises(rocpy.HipError, match=r"^hipDeviceGetLimit failed: "
+                                             r"hipErrorUnsupportedLimit") as e:
+        dev.limit("printf_fifo_size")
+    assert e.value.name == "hipErrorUnsupportedLimit" and e.value.call == "hipDeviceGetLimit"
+    assert dev.limit("malloc_heap_size") > 0

@@ -55,6 +55,21 @@ def test_fill_needs_a_count_it_can_work_out(rt, host_pool):
     buf.close()
 
 
+def test_fill_statuses_of_rocr(gpu):
+    # hsa_amd_memory_fill: ROCr refuses an address not 4-byte aligned, and a count past
+    # the allocation; rocpy passes both through as the status
+    from rocpy.errors import HsaInvalidValueError
+    dev = gpu.pools(segment="global", fine_grained=False)[0].allocate(4096)
+    with pytest.raises(HsaInvalidValueError, match="^hsa_amd_memory_fill failed") as e:
+        hsa.fill(dev.ptr + 2, 0, count=1)
+    assert e.value.name == "HSA_STATUS_ERROR_INVALID_ARGUMENT"
+    with pytest.raises(HsaInvalidValueError, match="^hsa_amd_memory_fill failed") as e:
+        hsa.fill(dev.ptr, 0, count=1025)          # a raw address: rocpy cannot know its size
+    assert e.value.name == "HSA_STATUS_ERROR_INVALID_ALLOCATION" and e.value.call == "hsa_amd_memory_fill"
+    hsa.fill(dev, 7)                             # the whole buffer is fine
+    dev.close()
+
+
 def test_dispatch_record_refuses_what_is_not_a_kernel(rt):
     with pytest.raises(TypeError, match="^kernel must be an hsa.Kernel, not str$"):
         hsa.Dispatch("empty", 1, 1)
