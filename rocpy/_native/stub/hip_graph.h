@@ -40,6 +40,7 @@ struct ihipGraph {
     pthread_mutex_t lock;
     hip_ptrvec_t nodes;
     size_t next_index;
+    hip_user_refs_t *user_objects;    /* references it owns (hip_user_object.c) */
 };
 
 /* Copy a node's parameters (deep for kernels); edges are not copied. */

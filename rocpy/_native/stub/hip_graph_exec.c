@@ -11,11 +11,20 @@ struct hipGraphExec {
     const struct ihipGraph *graph;    /* made from (never dereferenced) */
     size_t n;
     struct hipGraphNode *nodes;       /* parameter copies, topological order */
+    hip_user_refs_t *user_objects;    /* its clone's references (hipamd clonedGraph_) */
+    _Atomic(hip_op_t *) last;         /* the last launch's last op (a reference), or NULL */
 };
 
 static hip_registry_t execs = HIP_REGISTRY_INIT;
 
 static void exec_free(struct hipGraphExec *x) {
+    hip_op_t *last = atomic_exchange(&x->last, NULL);
+    if (last) {
+        /* no destructor runs while a launch is in flight */
+        if (x->user_objects) hip_op_wait(last);
+        hip_op_unref(last);
+    }
+    hip_user_refs_free(&x->user_objects);
     for (size_t i = 0; i < x->n; i++) hip_node_release_params(&x->nodes[i]);
     free(x->nodes);
     x->magic = 0;
@@ -64,6 +73,7 @@ static hipError_t instantiate(hipGraphExec_t *pExec, hipGraph_t graph) {
         x->nodes[i].index = order[i]->index;
         if (status == hipSuccess) x->n++;
     }
+    if (status == hipSuccess) status = hip_user_refs_clone(graph->user_objects, &x->user_objects);
     pthread_mutex_unlock(&graph->lock);
     free(order);
     x->magic = HIP_MAGIC_EXEC;
@@ -206,6 +216,8 @@ static hipError_t launch(hipGraphExec_t graphExec, hipStream_t stream) {
     status = check_kernels(graphExec);
     for (size_t i = 0; status == hipSuccess && i < graphExec->n; i++)
         status = enqueue_node(s, &graphExec->nodes[i]);
+    hip_op_t *prev = atomic_exchange(&graphExec->last, hip_stream_last(s));
+    if (prev) hip_op_unref(prev);
     return status;
 }
 
