@@ -11,12 +11,24 @@
  * stored packed (hip_array.c), so row 0 starts at the storage. */
 #include "hip_internal.h"
 
+#if defined(ROCPY_HAVE_hipArrayGetInfo) || defined(ROCPY_HAVE_hipArrayGetDescriptor) || \
+    defined(ROCPY_HAVE_hipArray3DGetDescriptor)
+#define HAVE_DESCRIPTORS 1
+#endif
+#if defined(ROCPY_HAVE_hipMemcpyAtoA) || defined(ROCPY_HAVE_hipMemcpyAtoD) || \
+    defined(ROCPY_HAVE_hipMemcpyDtoA) || defined(ROCPY_HAVE_hipMemcpyAtoHAsync) || \
+    defined(ROCPY_HAVE_hipMemcpyHtoAAsync)
+#define HAVE_1D_COPIES 1
+#endif
+
+#ifdef HAVE_DESCRIPTORS
 /* ihipArray3DGetDescriptor: a handle not in hipArraySet is hipErrorInvalidHandle */
 static hipError_t describe(hipArray_const_t array, HIP_ARRAY3D_DESCRIPTOR *d,
                            hipChannelFormatDesc *cd) {
     if (!array) return hipErrorInvalidHandle;
     return hip_array_describe(array, d, cd) ? hipSuccess : hipErrorInvalidHandle;
 }
+#endif
 
 #ifdef ROCPY_HAVE_hipArrayGetInfo
 /* every output may be NULL; all three NULL is hipSuccess without looking at
@@ -65,6 +77,7 @@ hipError_t hipArray3DGetDescriptor(HIP_ARRAY3D_DESCRIPTOR *pArrayDescriptor, hip
 }
 #endif
 
+#ifdef HAVE_1D_COPIES
 /* The address of bytes [offset, offset + count) of an array's first row,
  * after hipamd's truncation to whole elements: *count is the bytes copied. */
 static hipError_t row_span(hipArray_const_t array, size_t offset, size_t *count, char **at) {
@@ -94,6 +107,7 @@ static hipError_t copy_1d(hipStream_t stream, void *dst, const void *src, size_t
                           hipMemcpyKind kind, bool sync_api) {
     return hip_memcpy_2d(stream, dst, count, src, count, count, 1, kind, sync_api);
 }
+#endif
 
 #ifdef ROCPY_HAVE_hipMemcpyAtoA
 hipError_t hipMemcpyAtoA(hipArray_t dstArray, size_t dstOffset, hipArray_t srcArray,

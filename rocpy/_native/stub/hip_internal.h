@@ -239,6 +239,8 @@ void hip_mempool_device_reset(int device);
 /* A stream, event or device synchronisation: the device's pools give back
  * freed memory down to their release thresholds (hip_mempool.c). */
 void hip_mempool_release_freed(int device);
+/* The device's graph memory pool (hip_mempool.c; NULL for no device). */
+hipMemPool_t hip_mempool_graph_pool(int device);
 
 /* ---- memory copies and fills (hip_memcpy.c, hip_memset.c) ------------- */
 

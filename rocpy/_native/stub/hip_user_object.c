@@ -48,7 +48,6 @@ struct hip_user_refs {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static hip_registry_t objects = HIP_REGISTRY_INIT;   /* allocated, listed or not */
-static uint64_t next_id = 1;
 
 static bool alive(const user_object_t *o, uint64_t id) {
     return o && hip_registry_contains(&objects, o) && (id == 0 || o->id == id);
@@ -91,11 +90,6 @@ static struct user_ref *add(hip_user_refs_t **rp, user_object_t *o) {
     return &r->v[r->n++];
 }
 
-static void forget(hip_user_refs_t *r, const user_object_t *o) {
-    for (size_t i = 0; r && i < r->n; i++)
-        if (r->v[i].obj == o) r->v[i] = r->v[--r->n];
-}
-
 void hip_user_refs_free(hip_user_refs_t **rp) {
     hip_user_refs_t *r = *rp;
     if (!r) return;
@@ -136,6 +130,13 @@ hipError_t hip_user_refs_clone(hip_user_refs_t *src, hip_user_refs_t **dst) {
 }
 
 #ifdef ROCPY_HAVE_hipUserObjectCreate
+static uint64_t next_id = 1;
+
+static void forget(hip_user_refs_t *r, const user_object_t *o) {
+    for (size_t i = 0; r && i < r->n; i++)
+        if (r->v[i].obj == o) r->v[i] = r->v[--r->n];
+}
+
 
 static bool bad_count(unsigned count) { return count == 0 || count > INT_MAX; }
 
