@@ -187,7 +187,7 @@ hipError_t hipMemcpyHtoAAsync(hipArray_t dstArray, size_t dstOffset, const void 
  * (bytes by rows) past the array hipErrorInvalidValue; then ihipMemcpyParam2D
  * (an empty region is hipSuccess) and Image::validateRegion in elements */
 static hipError_t region_2d(hipArray_const_t array, size_t x, size_t y, size_t width,
-                            size_t height, char **at, size_t *pitch) {
+                            size_t height, char **at, size_t *pitch, size_t *elem_out) {
     if (!array) return hipErrorInvalidHandle;
     char *data;
     size_t row, rows, elem;
@@ -195,6 +195,7 @@ static hipError_t region_2d(hipArray_const_t array, size_t x, size_t y, size_t w
     if (width + x > row || height + y > rows) return hipErrorInvalidValue;
     *at = data + y * row + x / elem * elem;
     *pitch = row;
+    *elem_out = elem;
     return hipSuccess;
 }
 
@@ -210,13 +211,10 @@ hipError_t hipMemcpy2DArrayToArray(hipArray_t dst, size_t wOffsetDst, size_t hOf
     )
         HIP_RETURN(hipErrorInvalidMemcpyDirection);
     char *s, *d;
-    size_t spitch, dpitch;
-    HIP_RETURN_ONFAIL(region_2d(src, wOffsetSrc, hOffsetSrc, width, height, &s, &spitch));
-    HIP_RETURN_ONFAIL(region_2d(dst, wOffsetDst, hOffsetDst, width, height, &d, &dpitch));
+    size_t spitch, dpitch, elem, delem;
+    HIP_RETURN_ONFAIL(region_2d(src, wOffsetSrc, hOffsetSrc, width, height, &s, &spitch, &elem));
+    HIP_RETURN_ONFAIL(region_2d(dst, wOffsetDst, hOffsetDst, width, height, &d, &dpitch, &delem));
     if (width == 0 || height == 0) HIP_RETURN(hipSuccess);
-    char *ds, *dd;
-    size_t r, n, elem;
-    hip_array_storage(src, &ds, &r, &n, &elem);
     if (width / elem == 0) HIP_RETURN(hipErrorInvalidValue);   /* an empty image region */
     HIP_RETURN(hip_memcpy_2d(NULL, d, dpitch, s, spitch, width / elem * elem, height,
                              hipMemcpyDeviceToDevice, true));
