@@ -127,10 +127,24 @@ def stub_defaults_source(api: Api, group: str | None = None) -> str:
     per group, so each drop-in library (``dropin.py``) holds its own.
     """
     lines = ["#include <string.h>", api.include_lines()]
+    names = []
     for name, func in api.library_functions().items():
         if group is None or dropin.function_group(name) == group:
             lines.append(definition(func, name, prefix="__attribute__((weak)) "))
+            names.append(name)
+    if group == "hip":
+        lines.append(proc_table_source(names))
     return "\n".join(lines) + "\n"
+
+
+def proc_table_source(names: list[str]) -> str:
+    """``rocpy_stub_hip_procs``: every HIP function by name (the strong
+    definition where the stub has one), NULL-terminated, for hipGetProcAddress
+    (hip_proc_address.c), as hipamd looks a name up in its own library."""
+    rows = "".join(f'    {{"{n}", (void *)&{n}}},\n' for n in sorted(names))
+    return ("struct rocpy_stub_proc { const char *name; void *fn; };\n"
+            "const struct rocpy_stub_proc rocpy_stub_hip_procs[] = {\n"
+            f"{rows}    {{0, 0}}\n}};\n")
 
 
 def stub_ffi(api: Api | None = None) -> FFI:

@@ -61,6 +61,16 @@ PROBES = (
           "hiprtcResult hiprtcCreateProgram(hiprtcProgram *prog, const char *src, "
           "const char *name, int numHeaders, {0} headers, {0} includeNames);",
           ("const char **", "const char *const *")),
+    # HIP 5.7 declares the graph external-semaphore GetParams outputs const
+    Probe("hipGraphExternalSemaphoresSignalNodeGetParams", "params_out",
+          "hipError_t hipGraphExternalSemaphoresSignalNodeGetParams(hipGraphNode_t hNode, "
+          "{} params_out);",
+          ("hipExternalSemaphoreSignalNodeParams *",
+           "const hipExternalSemaphoreSignalNodeParams *")),
+    Probe("hipGraphExternalSemaphoresWaitNodeGetParams", "params_out",
+          "hipError_t hipGraphExternalSemaphoresWaitNodeGetParams(hipGraphNode_t hNode, "
+          "{} params_out);",
+          ("hipExternalSemaphoreWaitNodeParams *", "const hipExternalSemaphoreWaitNodeParams *")),
     Probe("hiprtcCompileProgram", "options",
           "hiprtcResult hiprtcCompileProgram(hiprtcProgram prog, int numOptions, {} options);",
           ("const char **", "const char *const *")),

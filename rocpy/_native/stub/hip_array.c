@@ -314,15 +314,40 @@ hipError_t hipMemcpyToArray(hipArray_t dst, size_t wOffset, size_t hOffset, cons
     HIP_RETURN(to_array(NULL, dst, wOffset, hOffset, src, width, width, height, kind, true));
 }
 
+static hipError_t from_array_count(hipStream_t stream, void *dst, hipArray_const_t srcArray,
+                                   size_t wOffset, size_t hOffset, size_t count,
+                                   hipMemcpyKind kind) {
+    stub_array_t *a = array_of(srcArray);
+    if (!srcArray || !a) return hipErrorInvalidValue;
+    size_t rows = a->height ? a->height : 1;
+    size_t width = count / rows, height = count / a->width / a->elem;
+    return from_array(stream, dst, width, srcArray, wOffset, hOffset, width, height, kind, true);
+}
+
 hipError_t hipMemcpyFromArray(void *dst, hipArray_const_t srcArray, size_t wOffset,
                               size_t hOffset, size_t count, hipMemcpyKind kind) {
     HIP_INIT_API();
     HIP_RETURN_ONFAIL(hip_capture_check_sync());
-    stub_array_t *a = array_of(srcArray);
-    if (!srcArray || !a) HIP_RETURN(hipErrorInvalidValue);
-    size_t rows = a->height ? a->height : 1;
-    size_t width = count / rows, height = count / a->width / a->elem;
-    HIP_RETURN(from_array(NULL, dst, width, srcArray, wOffset, hOffset, width, height, kind, true));
+    HIP_RETURN(from_array_count(NULL, dst, srcArray, wOffset, hOffset, count, kind));
+}
+
+#ifdef ROCPY_HAVE_hipMemcpyFromArray_spt
+/* hipamd hip_memory.cpp hipMemcpyFromArray_spt: the common form on the
+ * thread's default stream (no capture check: it has none) */
+hipError_t hipMemcpyFromArray_spt(void *dst, hipArray_const_t srcArray, size_t wOffset,
+                                  size_t hOffset, size_t count, hipMemcpyKind kind) {
+    HIP_INIT_API();
+    HIP_RETURN(from_array_count(hipStreamPerThread, dst, srcArray, wOffset, hOffset, count, kind));
+}
+#endif
+
+bool hip_array_describe(const void *array, HIP_ARRAY3D_DESCRIPTOR *d, hipChannelFormatDesc *cd) {
+    stub_array_t *a = array_of(array);
+    if (!a) return false;
+    *cd = a->desc;
+    *d = (HIP_ARRAY3D_DESCRIPTOR){a->width, a->height, a->depth, a->Format, a->NumChannels,
+                                  a->type};
+    return true;
 }
 
 /* ihipMemcpyHtoAValidate: host and array must be given; offset and count in bytes */

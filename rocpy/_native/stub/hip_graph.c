@@ -55,6 +55,7 @@ static void node_free(struct hipGraphNode *n) {
 void hip_graph_free(hipGraph_t g) {
     if (!g || !hip_registry_remove(&graphs, g)) return;
     for (size_t i = 0; i < g->nodes.n; i++) node_free(g->nodes.v[i]);
+    hip_user_refs_free(&g->user_objects);
     hip_ptrvec_free(&g->nodes);
     pthread_mutex_destroy(&g->lock);
     g->magic = 0;

@@ -9,6 +9,7 @@ struct hipGraphNode {
     uint32_t magic;
     hipGraphNodeType type;
     bool copy1d;                      /* p holds copy1d (the type alone does not say, see below) */
+    bool disabled;                    /* an executable graph's copy: hipGraphNodeSetEnabled(0) */
     struct ihipGraph *graph;
     size_t index;                     /* creation order in the graph */
     hip_ptrvec_t deps;                /* nodes this one waits for */
@@ -40,6 +41,7 @@ struct ihipGraph {
     pthread_mutex_t lock;
     hip_ptrvec_t nodes;
     size_t next_index;
+    hip_user_refs_t *user_objects;    /* references it owns (hip_user_object.c) */
 };
 
 /* Copy a node's parameters (deep for kernels); edges are not copied. */
@@ -57,6 +59,8 @@ hipError_t hip_memset_node_check(const hipMemsetParams *p);
  * node's graph or the node was added after). */
 struct hipGraphNode *hip_exec_node(hipGraphExec_t exec, hipGraphNode_t node);
 bool hip_exec_valid(hipGraphExec_t exec);
+/* The flags exec was instantiated with. */
+unsigned long long hip_exec_flags(hipGraphExec_t exec);
 /* A copy of g: its nodes (with their creation indices), parameters and edges. */
 hipError_t hip_graph_clone(hipGraph_t g, hipGraph_t *out);
 /* g's nodes in a topological order (creation order among ready nodes);

@@ -11,11 +11,21 @@ struct hipGraphExec {
     const struct ihipGraph *graph;    /* made from (never dereferenced) */
     size_t n;
     struct hipGraphNode *nodes;       /* parameter copies, topological order */
+    unsigned long long flags;         /* as instantiated (hipGraphExecGetFlags) */
+    hip_user_refs_t *user_objects;    /* its clone's references (hipamd clonedGraph_) */
+    _Atomic(hip_op_t *) last;         /* the last launch's last op (a reference), or NULL */
 };
 
 static hip_registry_t execs = HIP_REGISTRY_INIT;
 
 static void exec_free(struct hipGraphExec *x) {
+    hip_op_t *last = atomic_exchange(&x->last, NULL);
+    if (last) {
+        /* no destructor runs while a launch is in flight */
+        if (x->user_objects) hip_op_wait(last);
+        hip_op_unref(last);
+    }
+    hip_user_refs_free(&x->user_objects);
     for (size_t i = 0; i < x->n; i++) hip_node_release_params(&x->nodes[i]);
     free(x->nodes);
     x->magic = 0;
@@ -49,7 +59,7 @@ bool hip_graph_order(struct ihipGraph *g, struct hipGraphNode **order) {
     return ok;
 }
 
-static hipError_t instantiate(hipGraphExec_t *pExec, hipGraph_t graph) {
+static hipError_t instantiate(hipGraphExec_t *pExec, hipGraph_t graph, unsigned long long flags) {
     if (!pExec || !graph || !hip_graph_valid(graph)) return hipErrorInvalidValue;
     struct hipGraphExec *x = calloc(1, sizeof *x);
     if (!x) return hipErrorOutOfMemory;
@@ -64,10 +74,12 @@ static hipError_t instantiate(hipGraphExec_t *pExec, hipGraph_t graph) {
         x->nodes[i].index = order[i]->index;
         if (status == hipSuccess) x->n++;
     }
+    if (status == hipSuccess) status = hip_user_refs_clone(graph->user_objects, &x->user_objects);
     pthread_mutex_unlock(&graph->lock);
     free(order);
     x->magic = HIP_MAGIC_EXEC;
     x->graph = graph;
+    x->flags = flags;
     if (status == hipSuccess && !hip_registry_add(&execs, x)) status = hipErrorOutOfMemory;
     if (status != hipSuccess) {
         exec_free(x);
@@ -78,6 +90,8 @@ static hipError_t instantiate(hipGraphExec_t *pExec, hipGraph_t graph) {
 }
 
 bool hip_exec_valid(hipGraphExec_t exec) { return hip_registry_contains(&execs, exec); }
+
+unsigned long long hip_exec_flags(hipGraphExec_t exec) { return exec->flags; }
 
 struct hipGraphNode *hip_exec_node(hipGraphExec_t x, hipGraphNode_t node) {
     if (!hip_exec_valid(x) || !hip_node_valid(node) || node->graph != x->graph) return NULL;
@@ -92,7 +106,7 @@ hipError_t hipGraphInstantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph,
     (void)pLogBuffer;
     (void)bufferSize;
     HIP_INIT_API();
-    HIP_RETURN(instantiate(pGraphExec, graph));
+    HIP_RETURN(instantiate(pGraphExec, graph, 0));
 }
 
 hipError_t hipGraphInstantiateWithFlags(hipGraphExec_t *pGraphExec, hipGraph_t graph,
@@ -101,7 +115,7 @@ hipError_t hipGraphInstantiateWithFlags(hipGraphExec_t *pGraphExec, hipGraph_t g
     if (!pGraphExec || !graph) HIP_RETURN(hipErrorInvalidValue);
     if (flags != 0 && flags != hipGraphInstantiateFlagAutoFreeOnLaunch)
         HIP_RETURN(hipErrorInvalidValue);
-    HIP_RETURN(instantiate(pGraphExec, graph));
+    HIP_RETURN(instantiate(pGraphExec, graph, flags));
 }
 
 hipError_t hipGraphExecDestroy(hipGraphExec_t graphExec) {
@@ -138,6 +152,7 @@ static hipError_t enqueue_node(hip_stream_t *s, struct hipGraphNode *n) {
     hip_op_t *op = NULL;
     hipError_t status = hipSuccess;
     struct ihipEvent_t *e;
+    if (n->disabled) return hipSuccess;   /* its place in the stream order keeps the edges */
     switch (n->type) {
     case hipGraphNodeTypeKernel:
         return hip_launch_enqueue(s, &n->p.kernel);
@@ -206,6 +221,8 @@ static hipError_t launch(hipGraphExec_t graphExec, hipStream_t stream) {
     status = check_kernels(graphExec);
     for (size_t i = 0; status == hipSuccess && i < graphExec->n; i++)
         status = enqueue_node(s, &graphExec->nodes[i]);
+    hip_op_t *prev = atomic_exchange(&graphExec->last, hip_stream_last(s));
+    if (prev) hip_op_unref(prev);
     return status;
 }
 

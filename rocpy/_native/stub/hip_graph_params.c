@@ -389,6 +389,7 @@ hipError_t hip_graph_clone(hipGraph_t originalGraph, hipGraph_t *out) {
         }
     }
     if (status == hipSuccess) g->next_index = originalGraph->next_index;
+    if (status == hipSuccess) status = hip_user_refs_clone(originalGraph->user_objects, &g->user_objects);
     pthread_mutex_unlock(&originalGraph->lock);
     free(made);
     if (status != hipSuccess) {

@@ -239,6 +239,8 @@ void hip_mempool_device_reset(int device);
 /* A stream, event or device synchronisation: the device's pools give back
  * freed memory down to their release thresholds (hip_mempool.c). */
 void hip_mempool_release_freed(int device);
+/* The device's graph memory pool (hip_mempool.c; NULL for no device). */
+hipMemPool_t hip_mempool_graph_pool(int device);
 
 /* ---- memory copies and fills (hip_memcpy.c, hip_memset.c) ------------- */
 
@@ -265,6 +267,9 @@ hipError_t hip_memcpy_2d(hipStream_t stream, void *dst, size_t dpitch, const voi
 hipError_t hip_memcpy_3d(hipStream_t stream, const hipMemcpy3DParms *p, bool sync_api);
 /* An array's packed storage (hip_array.c): false if `array` is no array. */
 bool hip_array_storage(const void *array, char **data, size_t *row, size_t *rows, size_t *elem);
+/* An array's descriptor and channel format (hip_array.c): false if `array`
+ * is no array. */
+bool hip_array_describe(const void *array, HIP_ARRAY3D_DESCRIPTOR *d, hipChannelFormatDesc *cd);
 /* Validate a hipMemcpy3DParms (pointers, not arrays) and build its op. */
 hipError_t hip_memcpy3d_op(const hipMemcpy3DParms *p, hip_op_t **out);
 hipError_t hip_memset_validate(void *dst, size_t elem, size_t width, size_t height,
@@ -372,6 +377,17 @@ typedef struct hip_memcpy1d_params {
     size_t count;
     hipMemcpyKind kind;
 } hip_memcpy1d_params_t;
+
+/* ---- user objects (hip_user_object.c) --------------------------------- */
+
+/* The user-object references a graph or executable graph owns (NULL: none),
+ * guarded by hip_user_object.c's lock. */
+typedef struct hip_user_refs hip_user_refs_t;
+/* The owner goes: release what it owns (destructors of the last references
+ * run here) and set *refs to NULL. */
+void hip_user_refs_free(hip_user_refs_t **refs);
+/* A clone of the owner: one new reference of each object src owns. */
+hipError_t hip_user_refs_clone(hip_user_refs_t *src, hip_user_refs_t **dst);
 
 /* ---- misc ------------------------------------------------------------- */
 

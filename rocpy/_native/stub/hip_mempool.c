@@ -74,8 +74,21 @@ static stub_pool_t *pool_new(int device) {
     return p;
 }
 
+/* hip::Device's graph memory pool (GetGraphMemoryPool): a pool of its own
+ * per device, which no API hands out (hip_graph_mem.c) */
+static stub_pool_t *graph_pool[STUB_MAX_DEVICES];
+
 static void make_defaults(void) {
-    for (int d = 0; d < hip_device_count(); d++) current_pool[d] = default_pool[d] = pool_new(d);
+    for (int d = 0; d < hip_device_count(); d++) {
+        current_pool[d] = default_pool[d] = pool_new(d);
+        graph_pool[d] = pool_new(d);
+    }
+}
+
+hipMemPool_t hip_mempool_graph_pool(int device) {
+    pthread_once(&defaults_once, make_defaults);
+    return device >= 0 && device < hip_device_count() ? (hipMemPool_t)(void *)graph_pool[device]
+                                                      : NULL;
 }
 
 static stub_pool_t *pool_of(hipMemPool_t h) {

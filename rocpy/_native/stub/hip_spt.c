@@ -123,3 +123,14 @@ hipError_t hipStreamGetCaptureInfo_spt(hipStream_t stream, hipStreamCaptureStatu
     return hipStreamGetCaptureInfo(SPT(stream), pCaptureStatus, pId);
 }
 #endif
+
+#ifdef ROCPY_HAVE_hipStreamGetCaptureInfo_v2_spt
+hipError_t hipStreamGetCaptureInfo_v2_spt(hipStream_t stream,
+                                          hipStreamCaptureStatus *captureStatus_out,
+                                          unsigned long long *id_out, hipGraph_t *graph_out,
+                                          const hipGraphNode_t **dependencies_out,
+                                          size_t *numDependencies_out) {
+    return hipStreamGetCaptureInfo_v2(SPT(stream), captureStatus_out, id_out, graph_out,
+                                      dependencies_out, numDependencies_out);
+}
+#endif

@@ -109,6 +109,20 @@ static const struct {
     {"hipGraphicsResourceGetMappedPointer", ROCPY_UNSUPPORTED_GL},
     {"hipGraphicsUnmapResources", ROCPY_UNSUPPORTED_GL},
     {"hipGraphicsUnregisterResource", ROCPY_UNSUPPORTED_GL},
+#ifdef ROCPY_HAVE_hipGraphAddExternalSemaphoresSignalNode   /* hip_unsupported_graph.c */
+    {"hipGraphAddExternalSemaphoresSignalNode", ROCPY_UNSUPPORTED_EXTERNAL},
+    {"hipGraphAddExternalSemaphoresWaitNode", ROCPY_UNSUPPORTED_EXTERNAL},
+    {"hipGraphExternalSemaphoresSignalNodeGetParams", ROCPY_UNSUPPORTED_EXTERNAL},
+    {"hipGraphExternalSemaphoresSignalNodeSetParams", ROCPY_UNSUPPORTED_EXTERNAL},
+    {"hipGraphExternalSemaphoresWaitNodeGetParams", ROCPY_UNSUPPORTED_EXTERNAL},
+    {"hipGraphExternalSemaphoresWaitNodeSetParams", ROCPY_UNSUPPORTED_EXTERNAL},
+    {"hipGraphExecExternalSemaphoresSignalNodeSetParams", ROCPY_UNSUPPORTED_EXTERNAL},
+    {"hipGraphExecExternalSemaphoresWaitNodeSetParams", ROCPY_UNSUPPORTED_EXTERNAL},
+#endif
+#ifdef ROCPY_HAVE_hipTexRefGetArray
+    {"hipTexRefGetArray", ROCPY_UNSUPPORTED_TEXTURE},
+    {"hipTexRefGetBorderColor", ROCPY_UNSUPPORTED_TEXTURE},
+#endif
     {"hipMemPoolExportToShareableHandle", ROCPY_UNSUPPORTED_POOLSHARE},
     {"hipMemPoolImportFromShareableHandle", ROCPY_UNSUPPORTED_POOLSHARE},
     {"hipMemPoolExportPointer", ROCPY_UNSUPPORTED_POOLSHARE},
@@ -123,13 +137,6 @@ static const struct {
     {"hiprtcCompileProgram", ROCPY_UNSUPPORTED_RTC},
     {"hipIpcOpenMemHandle", ROCPY_UNSUPPORTED_IPC_PROCESS},
 };
-
-#define UNSUPPORTED(group)                      \
-    do {                                        \
-        (void)(group);                          \
-        HIP_INIT_API();                         \
-        HIP_RETURN(hipErrorNotSupported);       \
-    } while (0)
 
 #define COUNT(t) (sizeof t / sizeof t[0])
 

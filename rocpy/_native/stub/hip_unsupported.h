@@ -11,6 +11,14 @@ enum {
     ROCPY_UNSUPPORTED_RTC, ROCPY_UNSUPPORTED_IPC_PROCESS
 };
 
+/* The body of a function of the table (after hip_internal.h) */
+#define UNSUPPORTED(group)                      \
+    do {                                        \
+        (void)(group);                          \
+        HIP_INIT_API();                         \
+        HIP_RETURN(hipErrorNotSupported);       \
+    } while (0)
+
 /* Exported to Python through hip_unsupported.cdef. */
 size_t rocpy_stub_unsupported_count(void);
 /* The i-th function name (NULL past the end), its reason, and whether the

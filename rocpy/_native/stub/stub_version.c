@@ -119,6 +119,13 @@ static const rule_row_t rules[STUB_RULE_COUNT] = {
     [STUB_RULE_CU_MASK_WGP_PAIRS] = {
         "hsa_amd_queue_cu_set_mask on gfx10+ refuses a mask enabling one CU of a WGP pair",
         RELEASE(5, 3), "ROCR-Runtime src/core/runtime/amd_aql_queue.cpp AqlQueue::SetCUMasking", 0, true},
+    /* 5.x-6.2: a graph keeps a set, releases one reference per object when
+     * destroyed, and hipGraphUserObjectMove unlists the object.  Changed by
+     * clr e74ac6f58 (amd-staging 2024-10-08, after the 6.2 branches; taken
+     * as 6.3: the local clr mirror has no rocm-6.3 tag to confirm) */
+    [STUB_RULE_GRAPH_USER_OBJECT_COUNTS] = {
+        "a graph releases the user-object references it retained, counted, when destroyed",
+        RELEASE(6, 3), "clr hipamd/src/hip_graph.cpp hipGraphRetainUserObject, hip_graph_internal.hpp ~Graph"},
 };
 
 /* Info attributes ROCr added after 5.2, with the first release whose

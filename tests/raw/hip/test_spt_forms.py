@@ -53,3 +53,24 @@ def test_capture_of_a_created_stream_through_the_spt_forms():
     assert status[0] == lib.hipStreamCaptureStatusNone
     ok(lib.hipGraphDestroy(graph[0]))
     ok(lib.hipStreamDestroy(s[0]))
+
+
+@needs("hipStreamGetCaptureInfo_v2_spt")
+def test_capture_info_v2_of_the_per_thread_stream():
+    from .helpers import PER_THREAD
+    status = ffi.new("hipStreamCaptureStatus *", 99)
+    ident = ffi.new("unsigned long long *")
+    graph = ffi.new("hipGraph_t *")
+    deps = ffi.new("hipGraphNode_t **")
+    n = ffi.new("size_t *", 5)
+    ok(lib.hipStreamGetCaptureInfo_v2_spt(ffi.NULL, status, ident, graph, deps, n))
+    assert status[0] == lib.hipStreamCaptureStatusNone
+    # a null stream here means the thread's stream, which captures
+    ok(lib.hipStreamBeginCapture(PER_THREAD, lib.hipStreamCaptureModeThreadLocal))
+    ok(lib.hipStreamGetCaptureInfo_v2_spt(ffi.NULL, status, ident, graph, deps, n))
+    assert status[0] == lib.hipStreamCaptureStatusActive and n[0] == 0
+    out = ffi.new("hipGraph_t *")
+    ok(lib.hipStreamEndCapture(PER_THREAD, out))
+    ok(lib.hipGraphDestroy(out[0]))
+    check(lib.hipStreamGetCaptureInfo_v2_spt(ffi.NULL, ffi.NULL, ident, graph, deps, n),
+          "hipErrorInvalidValue")
