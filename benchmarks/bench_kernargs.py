@@ -57,7 +57,7 @@ def _compiled_packer(layout: KernargLayout):
     None where the extension is not built.  ``Buffer`` here takes the ``.ptr`` route."""
     from rocpy import _hotpath
     from rocpy.codeobject.argconv import _POINTER_TYPES
-    from rocpy.hip.module import _param_spec
+    from rocpy.hip._launch_plan import _param_spec
     hot = _hotpath.module()
     if hot is None:
         return None
