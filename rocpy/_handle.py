@@ -87,7 +87,9 @@ class _Record:
 
 
 class _Deferred:
-    """Held by a stream's pending work; when dropped, the release goes to the reaper."""
+    """A release ordered after a stream's or queue's work (`Handle.close(stream=)`):
+    held through its `rocpy._keepalive.Timeline`; when dropped, the release goes
+    to the reaper."""
 
     __slots__ = ("rec",)
     _post = staticmethod(_reaper.post)
@@ -304,9 +306,11 @@ class Handle:
     def close(self, stream: Any = None) -> None:
         """Release the native handle now; later calls do nothing.
 
-        With `stream`, the release is ordered after the work already enqueued
-        there: by the ``release_async`` recipe, else by handing the release to
-        ``stream._keep_alive(obj)``, which keeps `obj` until that work is done.
+        With `stream` (a HIP `Stream` or an HSA `Queue`), the release is ordered
+        after the work already enqueued there: by the ``release_async`` recipe,
+        else by handing the release to ``stream._keep_alive(obj)`` (the
+        `rocpy._keepalive.Timeline` interface), which keeps `obj` until that
+        work is done.
         A parent with live children is released right after its last child.
         Release failures raise, and the object is closed regardless.
         """

@@ -17,9 +17,9 @@ import sys
 import threading
 from typing import Any
 
-from .. import _reaper
+from .. import _keepalive, _reaper
 from .._handle import Handle
-from .._reaper import PendingList
+from .._keepalive import PendingList
 from ..errors import hip_error
 from ._api import api
 from .event import _Fence
@@ -35,7 +35,7 @@ def _hand_to_reaper(h: Any, dev_index: int, ctx: Any, objs: list[Any]) -> bool:
         fence = _Fence.record(h, dev_index, ctx)
     except Exception:
         return False
-    _reaper.keep_alive_until(fence.done, fence, objs)
+    _keepalive.keep_alive_until(fence.done, fence, objs)
     return True
 
 
@@ -54,7 +54,8 @@ def _destroy_stream(h: Any, dev_index: int, ctx: Any, box: list[Any], pending: P
 
 
 class _OrderedHandle(Handle):
-    """The stream-ordered keep-alive half of `Stream` (see the module docstring).
+    """The stream-ordered keep-alive half of `Stream`: its `rocpy._keepalive.Timeline`
+    (see the module docstring).
 
     The subclass sets ``_capture`` (the graph rocpy captures into, or None),
     ``_dev_index``, ``_ctx`` and ``_capturing_elsewhere()``.
@@ -86,7 +87,8 @@ class _OrderedHandle(Handle):
             self._fence()
 
     def _keep_alive(self, *objs: Any) -> None:
-        """The `Handle` contract: keep ``objs`` until the enqueued work completes, fencing now."""
+        """The `rocpy._keepalive.Timeline` contract: keep ``objs`` until the enqueued
+        work completes, fencing now (what `Handle.close(stream=)` uses)."""
         self._lane.box[0].append(objs)
         self._fence()
 

@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any
 from .. import _args
 from .._dispatcher import CallbackErrors
 from .._handle import Handle
-from .._reaper import PendingList
+from .._keepalive import PendingList
 from ..errors import NotSupportedError, hip_error
 from . import _api, _calls, _wait
 from ._api import api, use_device

@@ -12,7 +12,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .. import _reaper
+from .. import _keepalive
 from .._dispatcher import CallbackErrors, dispatcher
 from ..errors import hsa_error
 from ._common import const
@@ -87,7 +87,7 @@ class Ring:
 
 
 def destroy(lib: Any, queue: Any, aql: Any, ring: Ring, failed: QueueFailed, token: int,
-             kernarg: Any, retire: Any, pending: _reaper.PendingList, lock: Any) -> None:
+             kernarg: Any, retire: Any, pending: _keepalive.PendingList, lock: Any) -> None:
     """Release recipe: stop the callbacks, destroy the queue, free the ring and its signals."""
     # a producer blocked for ring space or a kernarg segment gives up, then leaves the C
     # state under the queue's lock: nothing uses it after this

@@ -16,8 +16,9 @@ packets (``_queue_barrier``), profiling (``_queue_profiling``).
 
 The kernels a queue dispatched live as long as the queue.  An explicit
 ``close()`` of a buffer or signal that queued work still uses is not
-deferred (as in C): use `Dispatch` objects, which hold them, or close after
-the work completed.
+deferred (as in C): use `Dispatch` objects, which hold them,
+``close(stream=queue)`` (released once the packets submitted so far complete:
+the queue is a `rocpy._keepalive.Timeline`), or close after the work completed.
 
 Queue errors (the queue's error callback, through rocpy's C trampoline and
 dispatcher thread) are raised by the queue's next use, every use after, and
@@ -31,7 +32,7 @@ import weakref
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from .. import _reaper
+from .. import _keepalive
 from .._handle import Handle
 from ._common import UINT32_MAX, agent_handle, api
 from ._queue_barrier import Barriers
@@ -115,7 +116,7 @@ class Queue(Submission, Barriers, Control, Profiling, Handle):
         ffi, lib = api()
         queue, aql, retire, failed = native.queue, native.aql, native.retire, native.failed
         ring = Ring(lib, aql, retire)
-        pending = _reaper.PendingList(ordered=True)
+        pending = _keepalive.PendingList(ordered=True)
         lock = threading.Lock()
         self._lib = lib
         self._aql = aql
