@@ -252,6 +252,30 @@ def test_invalidate_descendants_marks_them_dead_without_release(rt):
     assert rt.order() == ["early", "ctx"]
 
 
+class Survivor(Res):
+    """What the runtime keeps across a reset (as hipamd keeps modules and events)."""
+
+    __slots__ = ()
+    _survives_reset = True
+
+
+def test_invalidate_descendants_releases_survivors_only_when_asked(rt):
+    ctx = Res(rt, "ctx")
+    buf = Res(rt, "buf", ctx)
+    kept = Survivor(rt, "kept", ctx)
+    kept_child = Survivor(rt, "kept_child", kept)
+    ctx.invalidate_descendants("device reset", release_survivors=True)
+    assert buf.closed and kept.closed and kept_child.closed
+    assert rt.order() == ["kept_child", "kept"]     # released, children first; buf abandoned
+    other = Survivor(rt, "other", ctx)
+    ctx.invalidate_descendants("device reset")      # not asked: abandoned like the rest
+    assert other.closed and rt.order() == ["kept_child", "kept"]
+    ctx.close()
+    del buf, kept, kept_child, other
+    assert debug.collect()
+    assert rt.order() == ["kept_child", "kept", "ctx"]
+
+
 def test_invalidate_includes_the_object_and_a_closed_waiting_parent(rt):
     top = Res(rt, "top")
     mid = Res(rt, "mid", top)

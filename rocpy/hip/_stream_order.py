@@ -39,13 +39,34 @@ def _hand_to_reaper(h: Any, dev_index: int, ctx: Any, objs: list[Any]) -> bool:
     return True
 
 
-def _destroy_stream(h: Any, dev_index: int, ctx: Any, box: list[Any], pending: PendingList) -> None:
+class StreamNative:
+    """What an owned stream's release needs, by name (its recipe is
+    ``(_destroy_stream, StreamNative)``).  It must not hold the `Stream`: the
+    batch is the lane's one-item ``box``, shared, so the recipe sees what the
+    stream held last without holding the stream."""
+
+    __slots__ = ("box", "ctx", "dev_index", "handle", "pending")
+
+    def __init__(self, handle: Any, dev_index: int, ctx: Any, box: list[Any],
+                 pending: PendingList) -> None:
+        self.handle = handle            # hipStream_t
+        self.dev_index = dev_index
+        self.ctx = ctx                  # the device's primary context (the fence's parent)
+        self.box = box                  # [the unfenced batch]
+        self.pending = pending          # the stream's ordered keep-alive list
+
+    def __repr__(self) -> str:
+        return f"<StreamNative of Device {self.dev_index}, {len(self.box[0])} held>"
+
+
+def _destroy_stream(native: StreamNative) -> None:
     """Release recipe: hand in-flight keep-alives to the reaper, then ``hipStreamDestroy``."""
     lib = api().lib
+    h, box = native.handle, native.box
     objs = box[0]
     if objs:
         box[0] = []
-        if not (_reaper.running() and _hand_to_reaper(h, dev_index, ctx, objs)):
+        if not (_reaper.running() and _hand_to_reaper(h, native.dev_index, native.ctx, objs)):
             lib.hipStreamSynchronize(h)
         del objs
     st = lib.hipStreamDestroy(h)

@@ -65,6 +65,7 @@ class Event(Handle):
     """
 
     __slots__ = ("_dev", "_flags", "_addr")
+    _survives_reset = True    # hipamd keeps events across hipDeviceReset (Device.reset)
 
     _dev: Device
     _flags: int
@@ -210,6 +211,7 @@ class _Fence(Handle):
     a keep-alive entry.  Never exposed; re-recorded by nobody."""
 
     __slots__ = ()
+    _survives_reset = True    # an event (Device.reset)
 
     @classmethod
     def record(cls, handle: Any, dev_index: int, ctx: Any) -> _Fence:

@@ -90,6 +90,7 @@ class Module(Handle):
 
     __slots__ = ("_dev", "_ctx", "_image", "_code", "_names", "_kernels", "_source", "_mlock",
                  "_ptypes")
+    _survives_reset = True    # hipamd keeps modules across hipDeviceReset (Device.reset)
 
     _dev: Device
     _ctx: Any

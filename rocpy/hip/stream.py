@@ -57,7 +57,7 @@ from ._api import api, use_device
 from ._callbacks import (_callback_trampolines, _dispatcher_barrier, forget_host_callback,
                          register_host_callback)
 from ._lane import new_lane
-from ._stream_order import FENCE_EVERY, _destroy_stream, _OrderedHandle
+from ._stream_order import FENCE_EVERY, StreamNative, _destroy_stream, _OrderedHandle
 from .device import Device, as_device
 from .event import Event
 
@@ -163,7 +163,8 @@ class Stream(_OrderedHandle):
         box: list[Any] = [[]]
         pending = PendingList(ordered=True)
         ctx = dev.context
-        recipe = (_destroy_stream, handle, dev._index, ctx, box, pending) if release else None
+        recipe = ((_destroy_stream, StreamNative(handle, dev._index, ctx, box, pending))
+                  if release else None)
         Handle.__init__(s, handle, recipe, parents=(ctx,) + extra_parents)
         s._dev = dev
         s._dev_index = dev._index

@@ -40,7 +40,7 @@ from ._queue_control import Control
 from ._queue_native import create_native
 from ._queue_options import DEFAULT_KERNARG_BYTES, DEFAULT_KERNARG_SEGMENTS, queue_options
 from ._queue_profiling import DispatchTime, Profiling
-from ._queue_state import Ring, destroy
+from ._queue_state import QueueNative, Ring, destroy
 from ._queue_submit import Submission
 from .executable import Kernel
 
@@ -144,8 +144,7 @@ class Queue(Submission, Barriers, Control, Profiling, Handle):
         self.type: str = opts.type
         self.doorbell: int = int(queue.doorbell_signal.handle)
         self.base_address: int = int(ffi.cast("uintptr_t", queue.base_address))
-        super().__init__(queue, (destroy, lib, queue, aql, ring, failed, native.token,
-                                 native.kernarg, tuple(retire), pending, lock),
+        super().__init__(queue, (destroy, QueueNative(lib, native, ring, pending, lock)),
                          parents=(agent.runtime,))
         failed.queue_ref = weakref.ref(self)
         if failed.status:   # failed before we could see it
