@@ -566,6 +566,11 @@ class Device(Handle):
 _DEVICE_MEMORY = frozenset({"DeviceBuffer"})
 
 
+def made_device(index: int) -> Device | None:
+    """The `Device` wrapper of ordinal ``index`` if one was made (none is made here)."""
+    return _devices.get(index)
+
+
 def _index_of(device: Any) -> int:
     if isinstance(device, Device):
         return device._index

@@ -674,8 +674,3 @@ def as_stream(obj: Any, device: Any = None) -> Stream:
                         f"not {type(obj).__name__}")
     return Stream.from_handle(handle, owner=obj, device=device)
 
-
-from . import event as _event  # noqa: E402  (event.py needs these; it cannot import them)
-
-_event.Stream = Stream
-_event.as_stream = as_stream
