@@ -5,8 +5,8 @@ both directions and device to device; small-copy latency), ``dispatch``
 (HIP launch + synchronize, batched enqueue, graph replay), ``hsa`` (AQL
 dispatch through rocpy.hsa, where the backend has HSA), ``overhead`` (each
 Pythonic call against the raw cffi call); only when named, ``kernargs``
-(kernel argument packing against ``struct.pack``) and ``peer`` (copies
-between two devices).  The cases live in
+(kernel argument packing against ``struct.pack``), ``peer`` (copies
+between two devices) and ``hsa_submit`` (an AQL dispatch's producer cost).  The cases live in
 `rocpy.bench.cases`; timing is `rocpy.bench.harness` (interleaved variants,
 warm-up dropped, median and spread; each case's repetitions fitted to a
 time budget unless ``--repeat`` fixes them).
@@ -122,7 +122,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                         help="untimed repetitions before each case (default 3; --quick 1)")
     parser.add_argument("--only", metavar="FAMILIES", type=_families,
                         help="comma-separated: copy, dispatch, hsa, overhead (default: these four), "
-                             "kernargs, peer")
+                             "kernargs, peer, hsa_submit")
     parser.add_argument("--device", metavar="INDEX", type=_non_negative, default=0,
                         help="the HIP device to measure (default 0)")
     parser.add_argument("--plain", action="store_true", help="plain-text tables even where rich "

@@ -29,7 +29,7 @@ def test_extra_families_run_only_when_named():
     from rocpy._cli.bench import _families
     assert _families("kernargs,copy") == ("copy", "kernargs")
     with pytest.raises(Exception, match="choose from copy, dispatch, hsa_dispatch, overhead, "
-                                        "kernargs, peer"):
+                                        "kernargs, peer, hsa_submit"):
         _families("warp")
 
 
@@ -67,3 +67,31 @@ def test_peer_family_skips_with_one_device_and_runs_with_two(cli, tmp_path):
     assert {(c["params"]["direction"], c["params"]["memory"]) for c in data["cases"]} == {
         ("dev0->dev1", "peer"), ("dev1->dev0", "peer"), ("bidirectional", "peer")}
     assert all(set(c["variants"]) == {"raw", "rocpy"} for c in data["cases"])
+
+
+@pytest.mark.skipif(BACKEND == "nvidia", reason="there is no HSA on the nvidia backend")
+def test_hsa_submit_family(cli, tmp_path):
+    status, out, err, data = _bench(cli, tmp_path, "--only", "hsa_submit")
+    assert status == 0, err
+    assert data["skipped"] == []
+    cases = {c["name"]: c for c in data["cases"]}
+    assert set(cases) == {"dispatch, empty kernel", "dispatch, vadd (4 args)",
+                          "batch of 100 vadd"}
+    assert all(c["reference"] == "C" and c["family"] == "hsa_submit" for c in cases.values())
+    assert set(cases["dispatch, vadd (4 args)"]["variants"]) == {"C", "cffi", "rocpy",
+                                                               "rocpy+signal"}
+    assert set(cases["batch of 100 vadd"]["variants"]) == {"C", "dispatch_many(list)",
+                                                          "dispatch_many(count)"}
+    assert "HSA submit" in out
+
+
+def test_hsa_submit_refuses_more_repetitions_than_the_held_queue_takes(cli, tmp_path):
+    from rocpy import _backend
+    if not _backend.current().has_hsa:
+        pytest.skip("there is no HSA runtime on this backend")
+    path = tmp_path / "r.json"
+    status, _, err = cli(["bench", "--only", "hsa_submit", "--repeat", "100000", "--warmup", "0",
+                          "--no-progress", "--plain", "--json", str(path)])
+    assert status == 1, err
+    skipped = json.loads(path.read_text())["skipped"]
+    assert skipped[0]["family"] == "hsa_submit" and "pass --repeat" in skipped[0]["reason"]
