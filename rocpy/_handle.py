@@ -51,7 +51,7 @@ class _Record:
     """What a handle's release needs, kept apart from the object itself."""
 
     __slots__ = ("children", "counted", "early", "kind", "orphaned", "parent_recs", "parents", "ref",
-                 "release", "release_async", "seq", "state", "why")
+                 "release", "release_async", "seq", "state", "survives", "why")
 
     # a bound builtin, usable from weakref callbacks during interpreter teardown
     _post = staticmethod(_reaper.post)
@@ -61,6 +61,7 @@ class _Record:
         self.seq = -1
         self.kind = kind
         self.early = False      # released before the others at exit (see release_all)
+        self.survives = False   # the runtime keeps it across a reset (invalidate_descendants)
         self.release = release
         self.release_async = release_async
         self.counted = release is not None
@@ -87,7 +88,9 @@ class _Record:
 
 
 class _Deferred:
-    """Held by a stream's pending work; when dropped, the release goes to the reaper."""
+    """A release ordered after a stream's or queue's work (`Handle.close(stream=)`):
+    held through its `rocpy._keepalive.Timeline`; when dropped, the release goes
+    to the reaper."""
 
     __slots__ = ("rec",)
     _post = staticmethod(_reaper.post)
@@ -217,6 +220,10 @@ class Handle:
     #: before everything else, so no work still queued on them can run on memory,
     #: signals or code the exit hook already released.
     _release_first_at_exit: bool = False
+    #: Objects the runtime keeps across a device reset (hipamd: modules, events) set
+    #: this: `invalidate_descendants` releases them, when asked, instead of
+    #: abandoning them, since nothing else would.
+    _survives_reset: bool = False
     _h: Any
     _rec: _Record
     _parents: tuple[Any, ...]
@@ -252,6 +259,7 @@ class Handle:
             raise closed._closed_error()
         rec.ref = weakref.ref(self, rec)
         rec.early = self._release_first_at_exit
+        rec.survives = self._survives_reset
         self._h = handle
         self._rec = rec
         self._parents = parents
@@ -304,9 +312,11 @@ class Handle:
     def close(self, stream: Any = None) -> None:
         """Release the native handle now; later calls do nothing.
 
-        With `stream`, the release is ordered after the work already enqueued
-        there: by the ``release_async`` recipe, else by handing the release to
-        ``stream._keep_alive(obj)``, which keeps `obj` until that work is done.
+        With `stream` (a HIP `Stream` or an HSA `Queue`), the release is ordered
+        after the work already enqueued there: by the ``release_async`` recipe,
+        else by handing the release to ``stream._keep_alive(obj)`` (the
+        `rocpy._keepalive.Timeline` interface), which keeps `obj` until that
+        work is done.
         A parent with live children is released right after its last child.
         Release failures raise, and the object is closed regardless.
         """
@@ -331,14 +341,15 @@ class Handle:
         """
         _invalidate(self._rec, True, reason)
 
-    def invalidate_descendants(self, reason: str, release: tuple[str, ...] = ()) -> None:
+    def invalidate_descendants(self, reason: str, release_survivors: bool = False) -> None:
         """Mark every descendant dead without releasing it; this object stays usable.
 
-        Descendants whose type name is in `release` are released as they are
-        marked (children first): for what the runtime did not destroy along
-        with the rest (hipamd keeps modules and events across a device reset).
+        With `release_survivors`, descendants whose class sets `_survives_reset`
+        are released as they are marked (children first): what the runtime did
+        not destroy along with the rest (hipamd keeps modules and events across
+        a device reset).
         """
-        _invalidate(self._rec, False, reason, frozenset(release))
+        _invalidate(self._rec, False, reason, release_survivors)
 
     def __enter__(self: _H) -> _H:
         self._require_open()
@@ -394,9 +405,9 @@ def borrow_all(objs: Any) -> list[Borrow]:
 
 
 def _invalidate(root: _Record, include_root: bool, reason: str,
-                release: frozenset[str] = frozenset()) -> None:
+                release_survivors: bool = False) -> None:
     if _held_here():
-        _reaper.post(lambda: _invalidate(root, include_root, reason, release))
+        _reaper.post(lambda: _invalidate(root, include_root, reason, release_survivors))
         return
     kept: dict[_Record, Recipe] = {}
     with _lock:
@@ -407,7 +418,8 @@ def _invalidate(root: _Record, include_root: bool, reason: str,
                 dead.add(rec.seq)
                 victims.append(rec)
         for rec in victims:
-            if rec.kind in release and rec.release is not None and rec.state == LIVE:
+            if release_survivors and rec.survives and rec.release is not None and \
+                    rec.state == LIVE:
                 kept[rec] = rec.release
             rec.release = rec.release_async = None
             rec.why = reason

@@ -1,4 +1,4 @@
-"""rocpy's reaper thread, and the keep-alive lists of stream-ordered lifetime.
+"""rocpy's reaper thread: finalizer releases, and the sweep of keep-alive lists.
 
 Finalizers never call a runtime: a collection can run on any thread, inside a
 runtime callback or while that thread holds a runtime lock, and a ``hipFree``
@@ -7,33 +7,41 @@ one daemon thread runs the posted callables in order.  `post` only puts on a
 `queue.SimpleQueue`, which is safe to call from weakref callbacks and
 ``__del__`` (re-entrant, no Python-level lock).
 
-A `PendingList` keeps objects alive until the work that uses them is complete
-(its completion check returns True); the reaper polls non-empty lists every
-`SWEEP_INTERVAL` seconds so they drain even when their owner goes quiet.
+The keep-alive lists (`rocpy._keepalive.PendingList`: objects kept until the
+work using them completes) register here while they hold anything (`watch`);
+the reaper sweeps them every `SWEEP_INTERVAL` seconds so they drain even when
+their owner goes quiet.  This module knows them only as objects with
+``_sweep() -> int`` (poll; how many entries remain) and ``clear()``.
 """
 from __future__ import annotations
 
-import collections
 import queue
 import sys
 import threading
 import time
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Protocol
 
 from .errors import ReleaseWarning
 
 SWEEP_INTERVAL = 0.01
 
-Done = Callable[[], bool]
-Entry = tuple[Done, tuple[Any, ...]]
+
+
+class Sweepable(Protocol):
+    """What the reaper sweeps: a `rocpy._keepalive.PendingList`."""
+
+    def _sweep(self) -> int: ...
+
+    def clear(self) -> None: ...
+
 
 _queue: queue.SimpleQueue[Callable[[], object]] = queue.SimpleQueue()
 _lock = threading.RLock()  # re-entrant: finalizers may call in (see PendingList)
 _thread: threading.Thread | None = None
 _stopping = False
-_watched: set[PendingList] = set()
+_watched: set[Sweepable] = set()
 
 # Post a callable for the reaper to run.  A bound builtin on purpose: it needs
 # no module globals, so weakref callbacks can use it during interpreter teardown.
@@ -130,7 +138,9 @@ def _report(item: Callable[[], object], exc: Exception) -> None:
         pass  # warnings turned into errors: nothing on this thread could catch it
 
 
-def _watch(pending: PendingList) -> None:
+def watch(pending: Sweepable) -> None:
+    """Sweep ``pending`` every `SWEEP_INTERVAL` until its ``_sweep`` finds it empty
+    (it then calls `unwatch` itself, under its own lock)."""
     with _lock:
         wake = not _watched
         _watched.add(pending)
@@ -138,113 +148,21 @@ def _watch(pending: PendingList) -> None:
         post(_noop)
 
 
+def unwatch(pending: Sweepable) -> None:
+    """Stop sweeping ``pending`` (it is empty)."""
+    with _lock:
+        _watched.discard(pending)
+
+
 def _noop() -> None:
     """Posted to wake the reaper when it has lists to sweep."""
 
 
 def sweep() -> int:
-    """Poll every non-empty `PendingList` once; returns how many entries remain."""
+    """Poll every watched keep-alive list once; returns how many entries remain."""
     with _lock:
         lists = list(_watched)
     return sum(p._sweep() for p in lists)
-
-
-class PendingList:
-    """Objects kept alive until the work using them completes.
-
-    Each entry pairs a completion check (a callable returning True once the
-    work is done, e.g. an event query; cheap and non-blocking) with the objects
-    the work uses.  ``ordered=True`` (one stream) means entries complete in the
-    order they were added, so a poll stops at the first incomplete one.
-
-    Checks run and objects die outside the lock.  A finalizer that calls in
-    while its own thread is inside this list's lock is deferred to the reaper.
-    """
-
-    __slots__ = ("_entries", "_held_here", "_lock", "_ordered", "_watched")
-
-    def __init__(self, ordered: bool = True) -> None:
-        self._lock = threading.RLock()
-        self._held_here: Callable[[], bool] = self._lock._is_owned  # type: ignore[attr-defined]
-        self._entries: collections.deque[Entry] = collections.deque()
-        self._ordered = ordered
-        self._watched = False
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    def keep_alive(self, done: Done, *objects: Any) -> None:
-        """Keep `objects` alive until `done()` returns True (then polls the oldest entry)."""
-        if self._held_here():
-            post(lambda: self.keep_alive(done, *objects))
-            return
-        entry = (done, objects)
-        with self._lock:
-            self._entries.append(entry)
-            watch = not self._watched
-            self._watched = True
-        if watch:
-            _watch(self)
-        self.poll()
-
-    def poll(self) -> None:
-        """Drop the leading entries whose work is complete."""
-        if not self._entries or self._held_here():   # the empty case without the lock
-            return
-        while True:
-            with self._lock:
-                head = self._entries[0] if self._entries else None
-            if head is None or not head[0]():
-                return
-            with self._lock:
-                if self._entries and self._entries[0] is head:
-                    self._entries.popleft()
-            del head  # its objects die here, outside the lock
-
-    def clear(self) -> None:
-        """Drop every entry: all the work is known complete (e.g. after a synchronize)."""
-        if self._held_here():
-            post(self.clear)
-            return
-        fresh: collections.deque[Entry] = collections.deque()
-        with self._lock:
-            dropped, self._entries = self._entries, fresh
-        del dropped
-
-    def _sweep(self) -> int:
-        """Drop completed entries (only leading ones if ordered); how many remain."""
-        if self._ordered:
-            self.poll()
-        else:
-            with self._lock:
-                snapshot = list(self._entries)
-            finished = {id(entry) for entry in snapshot if entry[0]()}
-            if finished:
-                with self._lock:
-                    # the snapshot keeps its entries alive, so their ids stay unique
-                    keep = collections.deque(e for e in self._entries if id(e) not in finished)
-                    dropped, self._entries = self._entries, keep
-                del dropped
-            del snapshot
-        with self._lock:
-            remaining = len(self._entries)
-            if not remaining:
-                self._watched = False
-                with _lock:
-                    _watched.discard(self)
-        return remaining
-
-
-_anywhere = PendingList(ordered=False)
-
-
-def keep_alive_until(done: Done, *objects: Any) -> None:
-    """Keep `objects` alive until `done()` returns True, for work on no one stream.
-
-    Polled by the reaper; for work on one stream, the stream's own ordered
-    `PendingList` is cheaper.
-    """
-    _anywhere.keep_alive(done, *objects)
 
 
 def drain_pending(timeout: float) -> bool:

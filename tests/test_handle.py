@@ -14,7 +14,7 @@ import weakref
 
 import pytest
 
-from rocpy import _handle, _reaper, debug
+from rocpy import _handle, _keepalive, _reaper, debug
 from rocpy._handle import Handle
 from rocpy.errors import ClosedError, ReleaseWarning
 
@@ -87,7 +87,7 @@ class FakeStream:
     def __init__(self, name: str = "s") -> None:
         self.name = name
         self.complete = False
-        self.pending = _reaper.PendingList()
+        self.pending = _keepalive.PendingList()
 
     def _keep_alive(self, *objects: object) -> None:
         self.pending.keep_alive(lambda: self.complete, *objects)
@@ -252,6 +252,30 @@ def test_invalidate_descendants_marks_them_dead_without_release(rt):
     assert rt.order() == ["early", "ctx"]
 
 
+class Survivor(Res):
+    """What the runtime keeps across a reset (as hipamd keeps modules and events)."""
+
+    __slots__ = ()
+    _survives_reset = True
+
+
+def test_invalidate_descendants_releases_survivors_only_when_asked(rt):
+    ctx = Res(rt, "ctx")
+    buf = Res(rt, "buf", ctx)
+    kept = Survivor(rt, "kept", ctx)
+    kept_child = Survivor(rt, "kept_child", kept)
+    ctx.invalidate_descendants("device reset", release_survivors=True)
+    assert buf.closed and kept.closed and kept_child.closed
+    assert rt.order() == ["kept_child", "kept"]     # released, children first; buf abandoned
+    other = Survivor(rt, "other", ctx)
+    ctx.invalidate_descendants("device reset")      # not asked: abandoned like the rest
+    assert other.closed and rt.order() == ["kept_child", "kept"]
+    ctx.close()
+    del buf, kept, kept_child, other
+    assert debug.collect()
+    assert rt.order() == ["kept_child", "kept", "ctx"]
+
+
 def test_invalidate_includes_the_object_and_a_closed_waiting_parent(rt):
     top = Res(rt, "top")
     mid = Res(rt, "mid", top)
@@ -309,7 +333,7 @@ def test_calls_from_a_finalizer_inside_rocpys_lock_are_deferred_to_the_reaper(rt
 
 
 def test_pending_list_calls_from_inside_its_lock_are_deferred_to_the_reaper():
-    pending = _reaper.PendingList()
+    pending = _keepalive.PendingList()
     with pending._lock:
         pending.keep_alive(lambda: False, object())
         assert len(pending) == 0
@@ -351,7 +375,7 @@ def test_keep_alive_until_holds_objects_until_done(rt):
     done = threading.Event()
     r = Res(rt, "r")
     ref = weakref.ref(r)
-    _reaper.keep_alive_until(done.is_set, r)
+    _keepalive.keep_alive_until(done.is_set, r)
     del r
     assert debug.collect()
     assert ref() is not None and rt.destroyed == []
@@ -370,7 +394,7 @@ def test_ordered_pending_list_stops_at_the_first_incomplete_entry():
             return state[name]
         return done
 
-    pending = _reaper.PendingList()
+    pending = _keepalive.PendingList()
     pending.keep_alive(check("a"), object())
     pending.keep_alive(check("b"), object())
     checks.clear()
@@ -423,7 +447,7 @@ EXIT_SCRIPT = textwrap.dedent("""
         log.close()
     atexit.register(made_after_the_exit_hook)
 
-    from rocpy import _reaper
+    from rocpy import _keepalive
     from rocpy._handle import Handle
 
     def destroy(name):
@@ -439,7 +463,7 @@ EXIT_SCRIPT = textwrap.dedent("""
             self.polls += 1
             return self.polls > 3
         def _keep_alive(self, *objects):
-            _reaper.keep_alive_until(self.done, *objects)
+            _keepalive.keep_alive_until(self.done, *objects)
 
     ctx = Res("ctx")
     a = Res("a", ctx)
@@ -521,14 +545,14 @@ def test_a_forked_child_never_releases_the_parents_handles(tmp_path):
 
 REENTRY_SCRIPT = textwrap.dedent("""
     import collections, gc, sys
-    from rocpy import _handle, _reaper, debug
+    from rocpy import _handle, _keepalive, _reaper, debug
     from rocpy._handle import Handle
 
     released = collections.Counter()
     inside = 0
 
     class Stream:
-        pending = _reaper.PendingList()
+        pending = _keepalive.PendingList()
         def _keep_alive(self, *objects):
             self.pending.keep_alive(lambda: True, *objects)
 

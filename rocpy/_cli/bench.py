@@ -4,7 +4,9 @@ Families (``--only``): ``copy`` (bandwidth over sizes, pinned and pageable,
 both directions and device to device; small-copy latency), ``dispatch``
 (HIP launch + synchronize, batched enqueue, graph replay), ``hsa`` (AQL
 dispatch through rocpy.hsa, where the backend has HSA), ``overhead`` (each
-Pythonic call against the raw cffi call).  The cases live in
+Pythonic call against the raw cffi call); only when named, ``kernargs``
+(kernel argument packing against ``struct.pack``), ``peer`` (copies
+between two devices) and ``hsa_submit`` (an AQL dispatch's producer cost).  The cases live in
 `rocpy.bench.cases`; timing is `rocpy.bench.harness` (interleaved variants,
 warm-up dropped, median and spread; each case's repetitions fitted to a
 time budget unless ``--repeat`` fixes them).
@@ -75,8 +77,9 @@ def _non_negative(text: str) -> int:
 
 
 def _families(text: str) -> tuple[str, ...]:
-    from ..bench.cases import ALIASES, FAMILIES     # the one table of names and aliases
-    names = {**{f: f for f in FAMILIES}, **ALIASES}
+    from ..bench.cases import ALIASES, EXTRA_FAMILIES, FAMILIES   # the one table of names
+    every = FAMILIES + EXTRA_FAMILIES
+    names = {**{f: f for f in every}, **ALIASES}
     out = []
     for part in text.split(","):
         name = part.strip().lower()
@@ -84,12 +87,12 @@ def _families(text: str) -> tuple[str, ...]:
             continue
         if name not in names:
             raise argparse.ArgumentTypeError(
-                f"unknown family {name!r}; choose from copy, dispatch, hsa, overhead")
+                f"unknown family {name!r}; choose from {', '.join(every)}")
         if names[name] not in out:
             out.append(names[name])
     if not out:
         raise argparse.ArgumentTypeError("no family named")
-    return tuple(f for f in FAMILIES if f in out)
+    return tuple(f for f in every if f in out)
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -118,7 +121,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--warmup", metavar="N", type=_non_negative,
                         help="untimed repetitions before each case (default 3; --quick 1)")
     parser.add_argument("--only", metavar="FAMILIES", type=_families,
-                        help="comma-separated: copy, dispatch, hsa, overhead (default: all)")
+                        help="comma-separated: copy, dispatch, hsa, overhead (default: these four), "
+                             "kernargs, peer, hsa_submit")
     parser.add_argument("--device", metavar="INDEX", type=_non_negative, default=0,
                         help="the HIP device to measure (default 0)")
     parser.add_argument("--plain", action="store_true", help="plain-text tables even where rich "

@@ -12,7 +12,9 @@ from typing import Any
 
 from .._text import Printer, fmt_bytes
 
-FAMILY_TITLES: dict[Any, str] = {"copy": "copy", "dispatch": "HIP", "hsa_dispatch": "HSA", "overhead": "overhead"}
+FAMILY_TITLES: dict[Any, str] = {"copy": "copy", "dispatch": "HIP", "hsa_dispatch": "HSA", "overhead": "overhead",
+                                  "kernargs": "kernargs", "peer": "peer",
+                                  "hsa_submit": "HSA submit"}
 
 
 def results_json(env: Any, info: Any, measured: Sequence[Any], plan: Any,

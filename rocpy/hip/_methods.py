@@ -43,7 +43,7 @@ def install() -> None:
 
 def _install(hot: Any) -> None:
     """Replace the methods (their Python definitions kept in `PYTHON`)."""
-    from .._reaper import PendingList
+    from .._keepalive import PendingList
     from ._api import api
     from ._calls import _address
     from ._stream_order import _OrderedHandle

@@ -17,9 +17,9 @@ import sys
 import threading
 from typing import Any
 
-from .. import _reaper
+from .. import _keepalive, _reaper
 from .._handle import Handle
-from .._reaper import PendingList
+from .._keepalive import PendingList
 from ..errors import hip_error
 from ._api import api
 from .event import _Fence
@@ -35,17 +35,38 @@ def _hand_to_reaper(h: Any, dev_index: int, ctx: Any, objs: list[Any]) -> bool:
         fence = _Fence.record(h, dev_index, ctx)
     except Exception:
         return False
-    _reaper.keep_alive_until(fence.done, fence, objs)
+    _keepalive.keep_alive_until(fence.done, fence, objs)
     return True
 
 
-def _destroy_stream(h: Any, dev_index: int, ctx: Any, box: list[Any], pending: PendingList) -> None:
+class StreamNative:
+    """What an owned stream's release needs, by name (its recipe is
+    ``(_destroy_stream, StreamNative)``).  It must not hold the `Stream`: the
+    batch is the lane's one-item ``box``, shared, so the recipe sees what the
+    stream held last without holding the stream."""
+
+    __slots__ = ("box", "ctx", "dev_index", "handle", "pending")
+
+    def __init__(self, handle: Any, dev_index: int, ctx: Any, box: list[Any],
+                 pending: PendingList) -> None:
+        self.handle = handle            # hipStream_t
+        self.dev_index = dev_index
+        self.ctx = ctx                  # the device's primary context (the fence's parent)
+        self.box = box                  # [the unfenced batch]
+        self.pending = pending          # the stream's ordered keep-alive list
+
+    def __repr__(self) -> str:
+        return f"<StreamNative of Device {self.dev_index}, {len(self.box[0])} held>"
+
+
+def _destroy_stream(native: StreamNative) -> None:
     """Release recipe: hand in-flight keep-alives to the reaper, then ``hipStreamDestroy``."""
     lib = api().lib
+    h, box = native.handle, native.box
     objs = box[0]
     if objs:
         box[0] = []
-        if not (_reaper.running() and _hand_to_reaper(h, dev_index, ctx, objs)):
+        if not (_reaper.running() and _hand_to_reaper(h, native.dev_index, native.ctx, objs)):
             lib.hipStreamSynchronize(h)
         del objs
     st = lib.hipStreamDestroy(h)
@@ -54,7 +75,8 @@ def _destroy_stream(h: Any, dev_index: int, ctx: Any, box: list[Any], pending: P
 
 
 class _OrderedHandle(Handle):
-    """The stream-ordered keep-alive half of `Stream` (see the module docstring).
+    """The stream-ordered keep-alive half of `Stream`: its `rocpy._keepalive.Timeline`
+    (see the module docstring).
 
     The subclass sets ``_capture`` (the graph rocpy captures into, or None),
     ``_dev_index``, ``_ctx`` and ``_capturing_elsewhere()``.
@@ -86,7 +108,8 @@ class _OrderedHandle(Handle):
             self._fence()
 
     def _keep_alive(self, *objs: Any) -> None:
-        """The `Handle` contract: keep ``objs`` until the enqueued work completes, fencing now."""
+        """The `rocpy._keepalive.Timeline` contract: keep ``objs`` until the enqueued
+        work completes, fencing now (what `Handle.close(stream=)` uses)."""
         self._lane.box[0].append(objs)
         self._fence()
 

@@ -17,16 +17,14 @@ is torn down under a live buffer.  Contexts are borrowed (HIP owns them):
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .._handle import Handle
 from . import _api
 from ._api import api, use_device
 from .device import Device, device_count
-
-if TYPE_CHECKING:
-    from .memory import DeviceBuffer, HostBuffer, ManagedBuffer
-    from .stream import Stream
+from .memory import DeviceBuffer, HostBuffer, ManagedBuffer
+from .stream import Stream
 
 _host_lock = threading.Lock()
 _host: Context | None = None
@@ -103,7 +101,6 @@ class Context(Handle):
     @property
     def null_stream(self) -> Stream:
         """The legacy null stream: the device's, or for the host context the current device's."""
-        from .stream import Stream
         return Stream.null(self.device)
 
     def synchronize(self) -> None:
@@ -143,7 +140,6 @@ class Context(Handle):
             rocpy.InvalidValueError: a negative size, the host context, or a
                 stream of another device.
         """
-        from .memory import DeviceBuffer
         return DeviceBuffer._allocate(self, nbytes, stream)
 
     def alloc_host(self, nbytes: int, portable: bool | None = None, mapped: bool = False,
@@ -156,7 +152,6 @@ class Context(Handle):
         ``coherent`` (True: fine-grained, False: coarse-grained, None: the
         runtime's default) are hipHostMalloc's flags.
         """
-        from .memory import HostBuffer
         if portable is None:
             portable = self._is_host
         lib = api().lib
@@ -180,7 +175,6 @@ class Context(Handle):
         ``hipMemAttachHost``).  Made with the context's device current (the
         current device for the host context).
         """
-        from .memory import ManagedBuffer
         lib = api().lib
         flags = lib.hipMemAttachHost if attach_host else lib.hipMemAttachGlobal
         return ManagedBuffer._allocate(self, nbytes, flags)

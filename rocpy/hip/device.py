@@ -552,8 +552,8 @@ class Device(Handle):
             # before the reset: no finalizer may free an address the reset already freed
             # (and the runtime may hand out again); hipamd keeps modules and events
             # across a reset: release them now, or they leak
-            survivors = () if api().name == "nvidia" else ("Module", "Event", "_Fence")
-            self.invalidate_descendants(f"Device({self._index}).reset() destroyed it", survivors)
+            self.invalidate_descendants(f"Device({self._index}).reset() destroyed it",
+                                        release_survivors=api().name != "nvidia")
             use_device(self._index)
             st = api().lib.hipDeviceReset()
         if st:
@@ -564,6 +564,11 @@ class Device(Handle):
 
 
 _DEVICE_MEMORY = frozenset({"DeviceBuffer"})
+
+
+def made_device(index: int) -> Device | None:
+    """The `Device` wrapper of ordinal ``index`` if one was made (none is made here)."""
+    return _devices.get(index)
 
 
 def _index_of(device: Any) -> int:

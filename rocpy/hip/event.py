@@ -26,9 +26,18 @@ from ._api import api, use_device
 from .device import Device, as_device
 
 
-# Set by stream.py, which imports this module (a cycle resolved once, not per call).
+# rocpy.hip.stream imports this module: its names are bound here by `_as_stream` at the
+# first use (the import-cycle rule, ARCHITECTURE.md); until then `type(s) is Stream`
+# fails and the slow path binds them.
 Stream: Any = None
 as_stream: Any = None
+
+
+def _as_stream(obj: Any, device: Any) -> Any:
+    """`rocpy.hip.stream.as_stream`; binds this module's ``Stream``/``as_stream`` first."""
+    global Stream, as_stream
+    from .stream import Stream, as_stream
+    return as_stream(obj, device)
 
 
 def _record(ev: int, stream: int) -> int:
@@ -65,6 +74,7 @@ class Event(Handle):
     """
 
     __slots__ = ("_dev", "_flags", "_addr")
+    _survives_reset = True    # hipamd keeps events across hipDeviceReset (Device.reset)
 
     _dev: Device
     _flags: int
@@ -132,7 +142,7 @@ class Event(Handle):
         h = self._h
         if h is None:
             raise self._closed_error()
-        s = stream if type(stream) is Stream else as_stream(stream, self._dev)
+        s = stream if type(stream) is Stream else _as_stream(stream, self._dev)
         lane = s._lane
         if lane.ready < 0 or s._h is None:
             s._open_bound()
@@ -210,6 +220,7 @@ class _Fence(Handle):
     a keep-alive entry.  Never exposed; re-recorded by nobody."""
 
     __slots__ = ()
+    _survives_reset = True    # an event (Device.reset)
 
     @classmethod
     def record(cls, handle: Any, dev_index: int, ctx: Any) -> _Fence:

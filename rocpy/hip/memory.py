@@ -46,6 +46,8 @@ from .. import _args
 from . import _api, _calls, _wait
 from ._api import api, use_device
 from . import _cai
+from .device import made_device
+from .stream import Stream, as_stream
 from .typed import TypedBuffer, _as_array, _cuda_array_interface, _numpy_view
 
 if TYPE_CHECKING:
@@ -551,31 +553,22 @@ def _null_query(stream: int) -> int:
 
 def _null_of(index: int) -> Any:
     """The null stream wrapper of device ``index`` (-1: the current device), if one exists."""
-    global _devices
-    if _devices is None:
-        from .device import _devices
     if index < 0:
         index = getattr(_api._tls, "device", -1)
         if index < 0:
             return None
-    dev = _devices.get(index)
+    dev = made_device(index)
     null = dev._null if dev is not None else None
     return null if null is not None and null._h is not None else None
 
 
-Stream: Any = None  # rocpy.hip.stream.Stream, bound at the first use (import cycle)
-_devices: Any = None  # rocpy.hip.device._devices, likewise
 _void_cache: dict[int, Any] = {}
 
 
-def _stream_of(stream: Any) -> Any:
-    global Stream
-    if Stream is None:
-        from . import stream as stream_module
-        Stream = stream_module.Stream
+def _stream_of(stream: Any) -> Stream:
+    """``stream`` as a `Stream` (`as_stream`)."""
     if type(stream) is Stream:
         return stream
-    from .stream import as_stream
     return as_stream(stream)
 
 

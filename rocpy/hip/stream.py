@@ -50,14 +50,14 @@ from typing import TYPE_CHECKING, Any
 from .. import _args
 from .._dispatcher import CallbackErrors
 from .._handle import Handle
-from .._reaper import PendingList
+from .._keepalive import PendingList
 from ..errors import NotSupportedError, hip_error
 from . import _api, _calls, _wait
 from ._api import api, use_device
 from ._callbacks import (_callback_trampolines, _dispatcher_barrier, forget_host_callback,
                          register_host_callback)
 from ._lane import new_lane
-from ._stream_order import FENCE_EVERY, _destroy_stream, _OrderedHandle
+from ._stream_order import FENCE_EVERY, StreamNative, _destroy_stream, _OrderedHandle
 from .device import Device, as_device
 from .event import Event
 
@@ -163,7 +163,8 @@ class Stream(_OrderedHandle):
         box: list[Any] = [[]]
         pending = PendingList(ordered=True)
         ctx = dev.context
-        recipe = (_destroy_stream, handle, dev._index, ctx, box, pending) if release else None
+        recipe = ((_destroy_stream, StreamNative(handle, dev._index, ctx, box, pending))
+                  if release else None)
         Handle.__init__(s, handle, recipe, parents=(ctx,) + extra_parents)
         s._dev = dev
         s._dev_index = dev._index
@@ -673,8 +674,3 @@ def as_stream(obj: Any, device: Any = None) -> Stream:
                         f"not {type(obj).__name__}")
     return Stream.from_handle(handle, owner=obj, device=device)
 
-
-from . import event as _event  # noqa: E402  (event.py needs these; it cannot import them)
-
-_event.Stream = Stream
-_event.as_stream = as_stream

@@ -3,7 +3,8 @@
 None of these hold the Queue (a recipe or a callback holding it would keep
 it alive forever): `QueueFailed` is the error state the dispatcher's
 callback sets, `Ring` answers which kernarg segments retired, `Retired` is
-the reaper's check for one segment, `destroy` the release recipe.
+the reaper's check for one segment, `QueueNative` what the release recipe
+`destroy` takes.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .. import _reaper
+from .. import _keepalive
 from .._dispatcher import CallbackErrors, dispatcher, report
 from ..errors import hsa_error
 from ._common import const
@@ -86,23 +87,49 @@ class Ring:
             self.aql = None
 
 
-def destroy(lib: Any, queue: Any, aql: Any, ring: Ring, failed: QueueFailed, token: int,
-             kernarg: Any, retire: Any, pending: _reaper.PendingList, lock: Any) -> None:
+class QueueNative:
+    """What a `Queue`'s release needs, by name (its recipe is ``(destroy, QueueNative)``):
+    the native objects `rocpy.hsa._queue_native.create_native` made and the
+    Python state shared with the queue.  None of it holds the Queue."""
+
+    __slots__ = ("aql", "failed", "kernarg", "lib", "lock", "pending", "queue", "retire",
+                 "ring", "token")
+
+    def __init__(self, lib: Any, native: Any, ring: Ring, pending: _keepalive.PendingList,
+                 lock: Any) -> None:
+        self.lib = lib
+        self.queue = native.queue           # hsa_queue_t *
+        self.aql = native.aql               # the C submission state
+        self.kernarg = native.kernarg       # the kernarg ring (None: not allocated)
+        self.retire = tuple(native.retire)  # a retirement signal per kernarg segment
+        self.failed: QueueFailed = native.failed
+        self.token: int = native.token      # the dispatcher registration of `failed`
+        self.ring = ring
+        self.pending = pending              # the queue's keep-alive timeline
+        self.lock = lock                    # the queue's submission lock
+
+    def __repr__(self) -> str:
+        return f"<QueueNative {len(self.retire)} kernarg segments, {len(self.pending)} pending>"
+
+
+def destroy(state: QueueNative) -> None:
     """Release recipe: stop the callbacks, destroy the queue, free the ring and its signals."""
+    lib, aql, failed = state.lib, state.aql, state.failed
     # a producer blocked for ring space or a kernarg segment gives up, then leaves the C
     # state under the queue's lock: nothing uses it after this
     lib.rocpy_aql_set_error(aql, -1)
-    with lock:
-        ring.close()
+    with state.lock:
+        state.ring.close()
         with failed.lock:
             failed.aql = None
-        dispatcher().unregister(token)
-        st = lib.hsa_queue_destroy(queue)
+        dispatcher().unregister(state.token)
+        st = lib.hsa_queue_destroy(state.queue)
         lib.rocpy_aql_free(aql)
-        for sig in retire:
+        for sig in state.retire:
             lib.hsa_signal_destroy(sig)
+        kernarg = state.kernarg
         st2 = lib.hsa_amd_memory_pool_free(kernarg) if kernarg is not None else 0
-    pending.clear()
+    state.pending.clear()
     if st:
         raise hsa_error(st, "hsa_queue_destroy")
     if st2:

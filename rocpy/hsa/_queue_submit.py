@@ -80,6 +80,20 @@ class Submission:
             self._gen = gen
         self._refs.append(refs)
 
+    def _hold(self, obj: Any) -> None:
+        """`rocpy._keepalive.Timeline`: keep ``obj`` until the packets submitted so far
+        complete.  A queue's point is its kernarg generation: ``obj`` joins the
+        current one, which retires after every packet submitted in it (its closing
+        barrier); a closed queue has no work left, and keeps nothing."""
+        with self._lock:
+            if self._h is not None:
+                self._refs.append(obj)
+
+    def _keep_alive(self, *objs: Any) -> None:
+        """`rocpy._keepalive.Timeline`: `_hold` (the current generation is the point),
+        what ``Handle.close(stream=queue)`` uses."""
+        self._hold(objs)
+
     def _wait_for_space(self, retry: Callable[[], int] | None) -> int:
         """After ROCPY_AQLFULL (one wait slice without ring space or a free kernarg
         segment, nothing submitted): raise the queue's error if it failed, note a

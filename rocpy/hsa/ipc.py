@@ -31,12 +31,12 @@ process too).  ``agents`` names the agents to map it for (None: every GPU).
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .._handle import Handle
 from ..errors import hsa_error
+from ._address import Addressed
 from ._common import agent_handle, api
 
 if TYPE_CHECKING:
@@ -120,7 +120,21 @@ def _detach(lib: Any, ptr: Any) -> None:
         raise hsa_error(st, "hsa_amd_ipc_memory_detach")
 
 
-class IpcMemory(Handle):
+def attach_runtime(handle: Any, runtime: Any) -> Runtime:
+    """The open `Runtime` an attach (`IpcMemory`, `Signal.attach`) makes its object
+    under, after checking its arguments: ``handle`` an `IpcHandle`, ``runtime`` a
+    `Runtime` or None (the current one)."""
+    from .runtime import Runtime
+    if not isinstance(handle, IpcHandle):
+        raise TypeError(f"handle must be an hsa.IpcHandle, not {type(handle).__name__}")
+    if runtime is not None and not isinstance(runtime, Runtime):
+        raise TypeError(f"runtime must be an hsa.Runtime, not {type(runtime).__name__}")
+    rt = runtime if runtime is not None else Runtime.current()
+    rt._require_open()
+    return rt
+
+
+class IpcMemory(Addressed):
     """Memory another process exported, mapped here; detached at release.
 
     ``ptr`` is the address here (an int; `hsa.copy` and kernel arguments
@@ -130,13 +144,7 @@ class IpcMemory(Handle):
 
     def __init__(self, handle: IpcHandle, agents: Sequence[Agent] | None = None, *,
                  runtime: Runtime | None = None) -> None:
-        from .runtime import Runtime
-        if not isinstance(handle, IpcHandle):
-            raise TypeError(f"handle must be an hsa.IpcHandle, not {type(handle).__name__}")
-        if runtime is not None and not isinstance(runtime, Runtime):
-            raise TypeError(f"runtime must be an hsa.Runtime, not {type(runtime).__name__}")
-        rt = runtime if runtime is not None else Runtime.current()
-        rt._require_open()
+        rt = attach_runtime(handle, runtime)
         ffi, lib = api()
         n = 0
         arr = ffi.NULL
@@ -160,20 +168,6 @@ class IpcMemory(Handle):
                runtime: Runtime | None = None) -> IpcMemory:
         """Attach `handle` (hsa_amd_ipc_memory_attach): the same as the constructor."""
         return cls(handle, agents, runtime=runtime)
-
-    @property
-    def nbytes(self) -> int:
-        """The size in bytes (``size``, under the name HIP buffers use)."""
-        return self.size
-
-    @property
-    def ptr(self) -> int:
-        """The address here (raises `rocpy.ClosedError` once detached)."""
-        return self._require_open()
-
-    # the property's getter itself (mypy reads a property in its class body as a method)
-    __int__: Callable[[IpcMemory], int] = ptr.fget  # type: ignore[attr-defined]
-    __index__: Callable[[IpcMemory], int] = ptr.fget  # type: ignore[attr-defined]
 
     def copy_from(self, src: Any, size: int | None = None) -> None:
         """Copy ``size`` bytes (default: all) from `src` into this memory (hsa_memory_copy)."""

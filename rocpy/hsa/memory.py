@@ -21,13 +21,14 @@ only when no queued work uses it).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from .. import _args
 from .._handle import Handle
 from .._hostview import HostView
 from ..errors import RocpyError, hsa_error
+from ._address import Addressed
 from ._common import Fixed, agent_handle, api, enum_name, flag_names, read_info, unsigned
 
 if TYPE_CHECKING:
@@ -294,7 +295,7 @@ def _size(nbytes: Any) -> int:
     return nbytes
 
 
-class Buffer(Handle):
+class Buffer(Addressed):
     """Memory allocated from a `Pool` or `Region`, freed when released.
 
     ``ptr`` is the address (an int; kernel arguments accept the Buffer
@@ -308,20 +309,6 @@ class Buffer(Handle):
         self._granted: set[int] = set()
         self._lock = threading.Lock()
         super().__init__(ptr, release, parents=(place.agent.runtime,))
-
-    @property
-    def nbytes(self) -> int:
-        """The size in bytes (``size``, under the name HIP buffers use)."""
-        return self.size
-
-    @property
-    def ptr(self) -> int:
-        """The address (raises `rocpy.ClosedError` once closed: kernels never get freed memory)."""
-        return self._require_open()
-
-    # the property's getter itself (mypy reads a property in its class body as a method)
-    __int__: Callable[[Buffer], int] = ptr.fget  # type: ignore[attr-defined]
-    __index__: Callable[[Buffer], int] = ptr.fget  # type: ignore[attr-defined]
 
     def __repr__(self) -> str:
         h = self._h

@@ -16,8 +16,9 @@ packets (``_queue_barrier``), profiling (``_queue_profiling``).
 
 The kernels a queue dispatched live as long as the queue.  An explicit
 ``close()`` of a buffer or signal that queued work still uses is not
-deferred (as in C): use `Dispatch` objects, which hold them, or close after
-the work completed.
+deferred (as in C): use `Dispatch` objects, which hold them,
+``close(stream=queue)`` (released once the packets submitted so far complete:
+the queue is a `rocpy._keepalive.Timeline`), or close after the work completed.
 
 Queue errors (the queue's error callback, through rocpy's C trampoline and
 dispatcher thread) are raised by the queue's next use, every use after, and
@@ -31,7 +32,7 @@ import weakref
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from .. import _reaper
+from .. import _keepalive
 from .._handle import Handle
 from ._common import UINT32_MAX, agent_handle, api
 from ._queue_barrier import Barriers
@@ -39,7 +40,7 @@ from ._queue_control import Control
 from ._queue_native import create_native
 from ._queue_options import DEFAULT_KERNARG_BYTES, DEFAULT_KERNARG_SEGMENTS, queue_options
 from ._queue_profiling import DispatchTime, Profiling
-from ._queue_state import Ring, destroy
+from ._queue_state import QueueNative, Ring, destroy
 from ._queue_submit import Submission
 from .executable import Kernel
 
@@ -115,7 +116,7 @@ class Queue(Submission, Barriers, Control, Profiling, Handle):
         ffi, lib = api()
         queue, aql, retire, failed = native.queue, native.aql, native.retire, native.failed
         ring = Ring(lib, aql, retire)
-        pending = _reaper.PendingList(ordered=True)
+        pending = _keepalive.PendingList(ordered=True)
         lock = threading.Lock()
         self._lib = lib
         self._aql = aql
@@ -143,8 +144,7 @@ class Queue(Submission, Barriers, Control, Profiling, Handle):
         self.type: str = opts.type
         self.doorbell: int = int(queue.doorbell_signal.handle)
         self.base_address: int = int(ffi.cast("uintptr_t", queue.base_address))
-        super().__init__(queue, (destroy, lib, queue, aql, ring, failed, native.token,
-                                 native.kernarg, tuple(retire), pending, lock),
+        super().__init__(queue, (destroy, QueueNative(lib, native, ring, pending, lock)),
                          parents=(agent.runtime,))
         failed.queue_ref = weakref.ref(self)
         if failed.status:   # failed before we could see it

@@ -41,6 +41,7 @@ from .._dispatcher import CallbackErrors, dispatcher, report
 from .._handle import Handle
 from ..errors import ClosedError, hsa_error
 from ._common import UINT32_MAX, agent_handle, api, check_timeout, ticks
+from .ipc import IpcHandle, attach_runtime
 
 if TYPE_CHECKING:
     from .agent import Agent
@@ -271,17 +272,10 @@ class Signal(Handle):
         the exporter's signal may be destroyed first.  Attached signals poll
         (ROCr's IPCSignal is a BusyWaitSignal).
         """
-        from .ipc import IpcHandle
-        from .runtime import Runtime
-        if not isinstance(handle, IpcHandle):
-            raise TypeError(f"handle must be an hsa.IpcHandle, not {type(handle).__name__}")
-        if runtime is not None and not isinstance(runtime, Runtime):
-            raise TypeError(f"runtime must be an hsa.Runtime, not {type(runtime).__name__}")
+        rt = attach_runtime(handle, runtime)
         ffi, lib = api()
         if not _ops:
             _bind(lib)
-        rt = runtime if runtime is not None else Runtime.current()
-        rt._require_open()
         out = ffi.new("hsa_signal_t *")
         st = lib.hsa_amd_ipc_signal_attach(handle._native(), out)
         if st:
@@ -296,7 +290,6 @@ class Signal(Handle):
         Only for a signal made with ``ipc=True`` (ROCr: "Signal must be IPC
         enabled", ``HSA_STATUS_ERROR_INVALID_ARGUMENT``).
         """
-        from .ipc import IpcHandle
         h = self._use()
         ffi, lib = api()
         out = ffi.new("hsa_amd_ipc_signal_t *")

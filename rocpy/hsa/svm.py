@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .. import _args, _reaper
+from .. import _args, _keepalive
 from .._handle import borrow_all
 from ..errors import hsa_error
 from ._common import agent_handle, api, signal_handle
@@ -175,8 +175,8 @@ def svm_prefetch(ptr: Any, size: int, agent: Agent, *, completion: Signal | None
         raise hsa_error(st, "hsa_amd_svm_prefetch_async")
     if completion is not None:
         load = lib.hsa_signal_load_relaxed
-        _reaper.keep_alive_until(lambda: load(done) <= 0, completion, deps, borrows)
+        _keepalive.keep_alive_until(lambda: load(done) <= 0, completion, deps, borrows)
     elif deps:   # nothing tells when it ran: keep the dependencies until they are all 0
         loads = [lib.hsa_signal_load_relaxed] * len(deps)
         hs = [handles[i] for i in range(len(deps))]
-        _reaper.keep_alive_until(lambda: all(f(x) <= 0 for f, x in zip(loads, hs)), deps, borrows)
+        _keepalive.keep_alive_until(lambda: all(f(x) <= 0 for f, x in zip(loads, hs)), deps, borrows)

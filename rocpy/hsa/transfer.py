@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .. import _args, _reaper
+from .. import _args, _keepalive
 from .._handle import borrow_all
 from ..errors import hsa_error
 from ._common import agent_handle, api, signal_handle, unsigned
@@ -169,7 +169,7 @@ def _submit_async(call: str, extra: tuple[Any, ...], dst: Any, src: Any, size: i
         raise hsa_error(st, call)
     if size:   # ROCr returns at once for 0 bytes: the signal never moves
         load = lib.hsa_signal_load_relaxed   # on the raw handle: the borrow keeps it valid
-        _reaper.keep_alive_until(lambda: load(done) <= 0, dst, src, completion, deps, borrows)
+        _keepalive.keep_alive_until(lambda: load(done) <= 0, dst, src, completion, deps, borrows)
 
 
 def _engine_agent(dst: Any, dst_agent: Any, src: Any, src_agent: Any) -> Any:

@@ -363,7 +363,7 @@ def test_rocpy_buffers_open_and_closed():
     """Real rocpy.hip buffers (stub or device): ``.ptr`` inline, ClosedError once closed."""
     try:
         from rocpy import hip
-        from rocpy.hip.module import _register_buffers
+        from rocpy.hip._launch_plan import _register_buffers
         buf = hip.Device(0).context.alloc(64)
     except Exception as exc:  # noqa: BLE001 - no HIP runtime here: nothing to test
         pytest.skip(f"no rocpy.hip buffer: {exc}")

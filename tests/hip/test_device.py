@@ -155,6 +155,25 @@ def test_reset_invalidates_everything_made_on_the_device(dev, load, allocations)
     del array, host
 
 
+@pytest.mark.stub_only
+@pytest.mark.abandons_allocations("hipamd keeps host and module memory across a reset")
+def test_reset_releases_what_the_runtime_keeps_across_it(dev, load):
+    """hipamd keeps modules and events across hipDeviceReset: Device.reset releases
+    them (their classes set ``_survives_reset``), so their handles are dead after it."""
+    lib = hip.lib
+    ev = dev.create_stream().record()
+    k = load("empty")
+    ev_h, mod_h = ev.handle, k.module.handle
+    assert lib.hipEventQuery(ev_h) == lib.hipSuccess
+    dev.reset()
+    assert ev.closed and k.closed
+    assert lib.hipEventQuery(ev_h) == lib.hipErrorContextIsDestroyed   # hipEventDestroy ran
+    out = hip.ffi.new("hipFunction_t *")
+    assert lib.hipModuleGetFunction(out, mod_h, b"empty") != lib.hipSuccess   # unloaded
+    del ev, k
+    rocpy.debug.collect()
+
+
 def test_device_count_and_bad_index_message():
     n = hip.device_count()
     with pytest.raises(rocpy.InvalidValueError, match=rf"out of range: {n} device"):

@@ -238,6 +238,31 @@ def test_what_a_dispatch_uses_lives_until_it_is_done(q, vadd, shared):
     assert "Buffer" not in debug.live_objects()
 
 
+def test_close_on_a_queue_releases_after_its_submitted_work(q, shared):
+    """``close(stream=queue)``: the queue is a keep-alive timeline as a stream is
+    (`rocpy._keepalive.Timeline`): the release waits for the packets submitted so far."""
+    gate = hsa.Signal(1)
+    buf = shared(64)
+    q.barrier_and([gate])                   # the queue's work is not done
+    buf.close(stream=q)
+    assert buf.closed
+    debug.collect()
+    assert debug.live_objects()["Buffer"] == 1
+    gate.store(0)
+    q.synchronize(timeout=30)
+    debug.collect()
+    assert "Buffer" not in debug.live_objects()
+
+
+def test_close_on_a_closed_queue_releases_now(gpu, shared):
+    buf = shared(64)
+    queue = gpu.create_queue()
+    queue.close()
+    buf.close(stream=queue)                 # no work left on it: nothing to wait for
+    debug.collect()
+    assert "Buffer" not in debug.live_objects()
+
+
 def test_a_prepared_dispatch_holds_its_buffers(vadd, shared):
     a, b, c = _vadd_case(shared, 64)
     d = vadd.prepare(64, 64, (a, b, c, np.int32(64)))

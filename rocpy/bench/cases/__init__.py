@@ -3,7 +3,10 @@
 Families (``FAMILIES``): ``copy`` (bandwidth over sizes, small-copy
 latency), ``dispatch`` (HIP kernel launches: batched, round trip, graph
 replay), ``hsa_dispatch`` (AQL dispatch through rocpy.hsa, where the backend
-has HSA), ``overhead`` (what each Pythonic call adds over the raw cffi call).
+has HSA), ``overhead`` (what each Pythonic call adds over the raw cffi call),
+and, only when named (``EXTRA_FAMILIES``), ``kernargs`` (kernel argument packing
+against ``struct.pack``), ``peer`` (copies between two devices) and
+``hsa_submit`` (the producer's cost of an AQL dispatch, the queue held).
 Each module has ``build(env) -> list[Bench]`` and raises `Unavailable` when
 the family cannot run here (the reason is reported, the run goes on).
 
@@ -30,6 +33,9 @@ from ..harness import Case, CaseResult, Progress, run_cases
 
 #: Family names in the order they run, and the module defining each.
 FAMILIES = ("copy", "dispatch", "hsa_dispatch", "overhead")
+#: Families run only when named (``--only``): what ``benchmarks/bench_kernargs.py``,
+#: ``bench_peer.py`` (peer copies need two devices) and ``bench_hsa_dispatch.py`` run.
+EXTRA_FAMILIES = ("kernargs", "peer", "hsa_submit")
 ALIASES = {"hsa": "hsa_dispatch", "copies": "copy", "launch": "dispatch"}
 
 #: The kernels the benchmarks launch: ``empty`` and the 4-argument ``vadd`` (3
@@ -418,6 +424,7 @@ def measure(bench: Bench, env: Env,
 
 __all__ = [
     "ALIASES",
+    "EXTRA_FAMILIES",
     "FAMILIES",
     "KERNEL_SOURCE",
     "Bench",
