@@ -23,7 +23,8 @@ class BuildExt(build_ext):
 
 
 hot = Extension("rocpy._hot", [f"rocpy/_native/hot/{f}.c" for f in
-                               ("hot", "hot_lane", "hot_launch", "hot_calls", "hot_method")],
+                               ("hot", "hot_lane", "hot_idle", "hot_launch", "hot_calls",
+                                "hot_method")],
                 depends=["rocpy/_native/hot/hot.h"], py_limited_api=True,
                 # 3.11's limited API has the buffer protocol (host-array copies in C);
                 # built on 3.10, those copies take the Python path

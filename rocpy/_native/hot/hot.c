@@ -120,6 +120,14 @@ static PyMethodDef module_methods[] = {
      "method(kind, fn, fallback, not_ready, aux, extra): a compiled method (hot_method.c)"},
     {"register_slots", (PyCFunction)(void (*)(void))register_slots, METH_FASTCALL,
      "register_slots(Handle.__dict__['_h'], Stream's '_lane' descriptor)"},
+    {"mark", py_idle_mark, METH_O, "mark(dev): rocpy enqueued work on device dev (hot_idle.c)"},
+    {"marks", py_idle_marks, METH_O, "marks(dev) -> int: enqueues counted on device dev"},
+    {"cover", (PyCFunction)(void (*)(void))py_idle_cover, METH_FASTCALL,
+     "cover(dev, n): a null-stream wait begun at marks(dev) == n completed"},
+    {"idle", py_idle_is, METH_O, "idle(dev) -> bool: nothing rocpy enqueued there is pending"},
+    {"register_sync_copy", (PyCFunction)(void (*)(void))register_sync_copy, METH_FASTCALL,
+     "register_sync_copy(hipMemcpy address, threading.local of the current device, "
+     "_wait.captures, {buffer type: endpoint kind}): what the compiled synchronous copy uses"},
     {"set_error_factory", set_error_factory, METH_O,
      "set_error_factory(f): f(status, call) makes the exception a failed launch raises"},
     {NULL}

@@ -217,8 +217,8 @@ done:
 }
 
 /* buf.copy_from(other, stream) / buf.copy_to(other, stream): the stream positional or
- * by keyword; without one (a synchronous copy) and in every case copy_async_core
- * declines, the Python definition. */
+ * by keyword: copy_async_core; without one (or stream=None), copy_sync_core; every case
+ * they decline, the Python definition. */
 static PyObject *buffer_copy(int kind, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames)
 {
@@ -230,8 +230,13 @@ static PyObject *buffer_copy(int kind, PyObject *self, PyObject *const *args, Py
         if (PyUnicode_CompareWithASCIIString(k, "stream") == 0)
             stream = args[1];
     }
-    int r = stream && stream != Py_None ?
-        copy_async_core(state[kind].fn, self, args[0], kind == COPY_TO, stream) : 0;
+    int r;
+    if (stream && stream != Py_None)
+        r = copy_async_core(state[kind].fn, self, args[0], kind == COPY_TO, stream);
+    else if ((nargs == 1 && !kwnames) || stream == Py_None)
+        r = copy_sync_core(self, args[0], kind == COPY_TO);
+    else
+        r = 0;
     if (r < 0)
         return NULL;
     if (r == 0)
