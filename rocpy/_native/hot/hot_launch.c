@@ -232,7 +232,7 @@ static PyObject *slow_launch(Launcher *self, PyObject *const *args)
 }
 
 /* launch(kernel, grid, block, args, stream, shared_mem) -> None */
-static PyObject *launcher_launch(Launcher *self, PyObject *const *args, Py_ssize_t nargs)
+PyObject *launcher_launch(Launcher *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 6) {
         PyErr_SetString(PyExc_TypeError, "Launcher.launch takes 6 arguments");

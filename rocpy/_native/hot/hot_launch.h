@@ -54,4 +54,7 @@ typedef struct {
  * decides), -1 error. */
 int pack_one(Launcher *self, const Param *q, PyObject *a, char *out);
 
+/* hot_launch.c: launch(kernel, grid, block, args, stream, shared_mem) (Launcher.launch) */
+PyObject *launcher_launch(Launcher *self, PyObject *const *args, Py_ssize_t nargs);
+
 #endif
