@@ -73,6 +73,9 @@ def _install(hot: Any) -> None:
         PYTHON[f"Buffer.{name}"] = buffer.__dict__[name]
         setattr(buffer, name, hot.method(kind, memcpy, PYTHON[f"Buffer.{name}"], not_ready,
                                          None, None))
+    from .._dispatcher import CallbackErrors
+    hot.register_members(buffer.__dict__["_nbytes"], buffer.__dict__["_last"],
+                         Stream.__dict__["_weak"], CallbackErrors.__dict__["pending"])
     from .module import Kernel
     PYTHON["Kernel.launch"] = Kernel.__dict__["launch"]
     setattr(Kernel, "launch", hot.method(5, 0, PYTHON["Kernel.launch"], not_ready,

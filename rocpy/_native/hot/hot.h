@@ -35,6 +35,20 @@ extern PyObject *str_nbytes, *str_weak, *str_last;
 extern PyObject *descr_h, *descr_lane;
 extern descrgetfunc get_h, get_lane;
 PyObject *slot_get(PyObject *descr, descrgetfunc get, PyObject *obj, PyObject *name);
+
+/* A slot read and written through its class's member descriptor (registered by
+ * register_members), by name until then: Buffer._nbytes, Buffer._last, Stream._weak,
+ * CallbackErrors.pending. */
+typedef struct {
+    PyObject *descr;
+    descrgetfunc get;
+    descrsetfunc set;
+    PyTypeObject *owner;      /* the descriptor's __objclass__: other objects go by name */
+    PyObject *name;
+} Member;
+extern Member mem_nbytes, mem_last, mem_weak, mem_pending;
+PyObject *member_read(Member *m, PyObject *obj);
+int member_write(Member *m, PyObject *obj, PyObject *value);
 PyObject *raise_status(int st, const char *call);
 int as_ptr(PyObject *o, void **out);
 

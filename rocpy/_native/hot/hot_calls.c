@@ -168,7 +168,7 @@ static int buffer_range(PyObject *b, unsigned long long *addr, Py_ssize_t *nbyte
         PyErr_Clear();
         return 0;
     }
-    PyObject *n = PyObject_GetAttr(b, str_nbytes);
+    PyObject *n = member_read(&mem_nbytes, b);
     if (!n)
         return -1;
     *nbytes = PyLong_AsSsize_t(n);
@@ -288,12 +288,12 @@ int copy_async_core(void *fn, PyObject *buf, PyObject *other, int to_other, PyOb
         raise_status(st, "hipMemcpyAsync");
         goto done;
     }
-    PyObject *w = PyObject_GetAttr(stream, str_weak);
+    PyObject *w = member_read(&mem_weak, stream);
     if (!w)
         goto done;
-    r = PyObject_SetAttr(buf, str_last, w);
+    r = member_write(&mem_last, buf, w);
     if (r == 0 && !keep)
-        r = PyObject_SetAttr(other, str_last, w);
+        r = member_write(&mem_last, other, w);
     Py_DECREF(w);
     if (r < 0)
         goto done;

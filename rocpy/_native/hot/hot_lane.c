@@ -64,7 +64,7 @@ int lane_ready(Lane *lane, int dev_index)
 {
     if (lane->ready != dev_index || !lane->errors || !lane->box)
         return 0;
-    PyObject *pending = PyObject_GetAttr(lane->errors, str_pending);
+    PyObject *pending = member_read(&mem_pending, lane->errors);
     if (!pending)
         return -1;
     Py_ssize_t n = PyObject_Length(pending);
