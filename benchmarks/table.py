@@ -3,12 +3,14 @@
 (benchmarks/c/hip_ref.c) per case, medians in microseconds per operation, and
 issue 21's goals checked against them.
 
-    python benchmarks/table.py BENCH.json [BENCH-PYTHON.json] > table.txt
+    python benchmarks/table.py BENCH.json [BENCH-PYTHON.json [STUB-OVERHEAD.json]] > table.txt
 
 Latency cases: copies up to 64 KiB, the 64 B hipMemcpy, launches (enqueue and
 + sync), event record/query, stream query.  Goals: rocpy at or below every peer
 and raw there; empty launch enqueue within 0.3 us of C, 4-argument within
-0.6 us; copies from 64 MiB up at >= 99 % of C (C's time / rocpy's).
+0.6 us; copies from 64 MiB up at >= 99 % of C (C's time / rocpy's); on the stub
+(STUB-OVERHEAD.json, ``bench_hip_overhead.py`` with ``ROCPY_BACKEND=stub``) every
+Pythonic call within 1.15x of the raw call.
 """
 from __future__ import annotations
 
@@ -88,7 +90,25 @@ def main(argv: list[str]) -> int:
         worst = min(big, key=lambda x: x[1])
         print(f"# copies >= 64 MiB: {sum(r >= 0.99 for _, r in big)} of {len(big)} at >= 99 % "
               f"of C; worst {worst[0]} {100 * worst[1]:.1f} %")
+    if len(argv) > 2:
+        _stub_goal(argv[2])
     return 0
+
+
+STUB_RATIO = 1.15
+
+
+def _stub_goal(path: str) -> None:
+    """The stub goal: every overhead case's rocpy/raw median ratio at or below 1.15."""
+    med, d = _medians(path)
+    rows = [(name, v["rocpy"], v["raw"]) for name, v in med.items() if "rocpy" in v and "raw" in v]
+    print(f"# stub (CPU simulation, {d.get('date')}): rocpy / raw per call, goal <= {STUB_RATIO}x")
+    for name, r, raw in rows:
+        ratio = r / raw
+        print(f"#   {name:28s} rocpy {r:8.3f} us  raw {raw:8.3f} us  {ratio:5.2f}x  "
+              f"{'met' if ratio <= STUB_RATIO else 'not met'}")
+    met = sum(r / raw <= STUB_RATIO for _, r, raw in rows)
+    print(f"# stub: {met} of {len(rows)} calls within {STUB_RATIO}x of raw")
 
 
 if __name__ == "__main__":

@@ -6,14 +6,15 @@
 #   bash ../shared/tools/device-kit.sh fetch .devkit      # once, where pip works
 #   bash benchmarks/device/h200.sh OUTDIR [pytest args]   # on the GPU machine
 #
-# OUTDIR receives (8 files: what the device tool brings back): build.log (machine,
+# OUTDIR receives (9 files: what the device tool brings back): build.log (machine,
 # build, backend, the C reference's own run), tests.log (the conformance tests, then
 # the reliability ones: misuse, kernel and thread tests on the real runtime),
 # table.txt (benchmarks/table.py: every case, rocpy / ROCPY_HOT=0 / raw / cuda.core /
 # CuPy / C reference, and issue 21's goals checked), hip_overhead.json,
 # bench.json + bench.png (rocpy bench --compare: rocpy, raw cffi, cuda.core, CuPy and
 # the C reference benchmarks/c/hip_ref.c, empty and 4-argument launches, copies,
-# event and stream queries, in one process), bench-python.json (the same with
+# event and stream queries, in one process), hip_overhead-stub.json (the same overhead
+# cases on the stub, for the stub goal), bench-python.json (the same with
 # ROCPY_HOT=0: the pure-Python path, for before/after in one run), info.json.
 set -uo pipefail
 out=${1:?usage: h200.sh OUTDIR [pytest args]}; shift || true
@@ -40,13 +41,17 @@ suites=$(for d in tests/raw/hip tests/conformance tests/hip; do [ -d "$d" ] && e
 # builds build/hip-ref/hip_ref, which `rocpy bench --compare` runs on its own kernels
 timeout 120 bash benchmarks/c/hip_ref.sh nvidia --quick >> "$out/build.log" 2>&1
 timeout 180 python3 benchmarks/bench_hip_overhead.py --json "$out/hip_overhead.json" >> "$out/build.log" 2>&1
+# the stub goal (every Pythonic call within 1.15x of raw), on this machine's idle cores
+ROCPY_BACKEND=stub timeout 120 python3 benchmarks/bench_hip_overhead.py \
+  --json "$out/hip_overhead-stub.json" >> "$out/build.log" 2>&1
 timeout 300 python3 -m rocpy bench --compare --plain --no-progress \
   --json "$out/bench.json" --plot "$out/bench.png" >> "$out/build.log" 2>&1
 ROCPY_HOT=0 timeout 300 python3 -m rocpy bench --compare --plain --no-progress \
   --json "$out/bench-python.json" > /dev/null 2>> "$out/build.log"
-python3 benchmarks/table.py "$out/bench.json" "$out/bench-python.json" > "$out/table.txt" \
+python3 benchmarks/table.py "$out/bench.json" "$out/bench-python.json" \
+  "$out/hip_overhead-stub.json" > "$out/table.txt" \
   2>> "$out/build.log"
 timeout 60 python3 -m rocpy info --json > "$out/info.json" 2>>"$out/build.log"
 grep -E "^== |passed|failed" "$out/tests.log" | tail -6
-tail -4 "$out/table.txt"
+tail -14 "$out/table.txt"
 exit 0

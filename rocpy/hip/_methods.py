@@ -1,12 +1,14 @@
-"""`Event.record`, `Event.query`, `Stream.query`, `Buffer.copy_from` and
-`Buffer.copy_to` in compiled code, with no Python frame.
+"""`Event.record`, `Event.query`, `Stream.query`, `Buffer.copy_from`,
+`Buffer.copy_to` and `Kernel.launch` in compiled code, with no Python frame.
 
 Where `rocpy._hot` is in use, `install` (called when the first stream or event
 is made) replaces these methods on their classes with
 ``rocpy._hot.method`` descriptors (rocpy/_native/hot/hot_method.c): the call
 does the common case in C (an open object, a `Stream` whose lane is ready, a
 status of success or not-ready; for copies, what ``rocpy._hot.copy_async``
-takes: an async copy on a `Stream` between rocpy buffers or with a host array)
+takes: an async copy on a `Stream` between rocpy buffers or with a host array,
+or a synchronous one on an idle device; for launches, the kernel's compiled
+``Launcher``, which itself hands what it does not take to ``Kernel._launch_py``)
 and passes every other case, unchanged, to the
 Python definition, which stays the one place where checks and messages live.
 `PYTHON` keeps those definitions (the differential tests call them directly);
@@ -71,3 +73,10 @@ def _install(hot: Any) -> None:
         PYTHON[f"Buffer.{name}"] = buffer.__dict__[name]
         setattr(buffer, name, hot.method(kind, memcpy, PYTHON[f"Buffer.{name}"], not_ready,
                                          None, None))
+    from .._dispatcher import CallbackErrors
+    hot.register_members(buffer.__dict__["_nbytes"], buffer.__dict__["_last"],
+                         Stream.__dict__["_weak"], CallbackErrors.__dict__["pending"])
+    from .module import Kernel
+    PYTHON["Kernel.launch"] = Kernel.__dict__["launch"]
+    setattr(Kernel, "launch", hot.method(5, 0, PYTHON["Kernel.launch"], not_ready,
+                                         Kernel.__dict__["_launcher"], None))

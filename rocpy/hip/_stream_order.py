@@ -22,6 +22,7 @@ from .._handle import Handle
 from .._keepalive import PendingList
 from ..errors import hip_error
 from ._api import api
+from ._lane import mark as _mark
 from .event import _Fence
 
 #: Items held before a fence is recorded (amortizes one event over many launches).
@@ -102,6 +103,7 @@ class _OrderedHandle(Handle):
     def _hold(self, obj: Any) -> None:
         """Keep ``obj`` until the work enqueued so far completes (batched fences)."""
         lane = self._lane
+        _mark(lane.dev)             # a null-stream copy now waits first (rocpy/hip/_lane.py)
         u = lane.box[0]
         u.append(obj)
         if len(u) >= lane.limit:
@@ -110,6 +112,7 @@ class _OrderedHandle(Handle):
     def _keep_alive(self, *objs: Any) -> None:
         """The `rocpy._keepalive.Timeline` contract: keep ``objs`` until the enqueued
         work completes, fencing now (what `Handle.close(stream=)` uses)."""
+        _mark(self._lane.dev)
         self._lane.box[0].append(objs)
         self._fence()
 

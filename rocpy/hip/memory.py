@@ -43,7 +43,7 @@ import numpy as np
 from .._handle import Handle
 from ..errors import hip_error
 from .. import _args
-from . import _api, _calls, _wait
+from . import _api, _calls, _lane, _wait
 from ._api import api, use_device
 from . import _cai
 from .device import made_device
@@ -297,9 +297,9 @@ class Buffer(Handle):
             raise _api.invalid(call, f"{end} has {n} bytes, this buffer {self._nbytes}: "
                                      f"sizes must match (copy {way} a view, buf[a:b])")
         if to_other:
-            _copy(optr, ptr, n, stream, self, keep)
+            _copy(optr, ptr, n, stream, self, keep, _memcpy_kind(self, keep))
         else:
-            _copy(ptr, optr, n, stream, self, keep)
+            _copy(ptr, optr, n, stream, self, keep, _memcpy_kind(keep, self))
 
     def fill(self, value: Any, stream: Any = None) -> None:
         """Set every byte, or every 32-bit word, to ``value``.
@@ -517,10 +517,11 @@ def _on_null(index: int, fn: Any, *args: Any) -> int:
     ``index`` (-1: the current device), made with that device current; its status.
 
     It completes the null stream's earlier work, so what that work held is dropped
-    (and held again if the call fails).  That earlier work is waited for first,
-    interruptibly (`_wait`): the call itself then only does its own part.  A null
-    stream with nothing pending (one compiled query says so) needs no wait: that
-    query is the wait's own first step."""
+    (and held again if the call fails).  Where rocpy enqueued anything on the device
+    since the last completed null-stream wait (`_lane.idle`), that earlier work is
+    waited for first, interruptibly (`_wait`): the call itself then only does its
+    own part.  Work rocpy cannot see (raw ``rocpy.hip.lib`` calls) is still ordered
+    by the runtime's implicit null-stream sync; only its wait is not interruptible."""
     if index >= 0:
         use_device(index)
     # the synchronous call's own status says what a failed pre-wait meant (capture rules)
@@ -528,27 +529,24 @@ def _on_null(index: int, fn: Any, *args: Any) -> int:
         index = getattr(_api._tls, "device", -1)
         if index < 0:
             index = _api.current_device_index()
-    if _wait.captures[0] or _null_query(0):
+    begun = _lane.marks(index)
+    waited = False
+    if _wait.captures[0] or not _lane.idle(index):
         # work pending (or a capture, whose rules the wait follows): wait interruptibly
-        _wait.wait(_wait.STREAM, api().null, index)
+        waited = _wait.wait(_wait.STREAM, api().null, index) == 0
     null = _null_of(index)
     if null is None:
-        return fn(*args)
-    taken = null._take()
-    st = fn(*args)
-    if st:
-        null._restore(taken)
+        st = fn(*args)
     else:
-        null._completed(taken)
+        taken = null._take()
+        st = fn(*args)
+        if st:
+            null._restore(taken)
+        else:
+            null._completed(taken)
+    if waited and not st:
+        _lane.cover(index, begun)   # what was enqueued before the wait is complete
     return st
-
-
-def _null_query(stream: int) -> int:
-    """``hipStreamQuery`` by address (bound at the first call, `_calls`)."""
-    global _null_query
-    # rebinds itself at the first call
-    _null_query = _calls.bind_p("hipStreamQuery", "hipStream_t")  # type: ignore[assignment]
-    return _null_query(stream)
 
 
 def _null_of(index: int) -> Any:
@@ -631,6 +629,26 @@ def _endpoint(obj: Any, writable: bool, call: str) -> tuple[int, int, Any]:
 _DEFAULT_KIND = 4   # hipMemcpyDefault (and cudaMemcpyDefault): checked at the first bind
 
 
+def _memcpy_kind(src: Any, dst: Any) -> int:
+    """The ``hipMemcpyKind`` of a copy between what `_other_end` keeps for each end
+    (a buffer, a host array, what holds host memory, a foreign object): the explicit
+    kind where both sides are known (`_ENDPOINT_SIDE`; host arrays are host memory),
+    ``hipMemcpyDefault`` otherwise (managed memory, ``__cuda_array_interface__``
+    objects).  On NVIDIA ``cudaMemcpyDefault`` costs a UVA lookup per copy; hipamd
+    ignores the kind for pointers it knows.  The compiled copy's ``memcpy_kind``
+    (rocpy/_native/hot/hot_calls.c) is this rule over the same table."""
+    a, b = _side(src), _side(dst)
+    return _DEFAULT_KIND if a < 0 or b < 0 else a * 2 + b
+
+
+def _side(end: Any) -> int:
+    t = type(end)
+    side = _ENDPOINT_SIDE.get(t)
+    if side is not None:
+        return side
+    return 0 if t is np.ndarray or t is tuple or isinstance(end, np.ndarray) else -1
+
+
 def _memcpy_async(dst: int, src: int, n: int, kind: int, stream: int) -> int:
     """``hipMemcpyAsync`` by addresses (bound at the first call, `_calls`)."""
     global _memcpy_async
@@ -662,8 +680,14 @@ def _bind_copy_async() -> None:
     if api().lib.hipMemcpyDefault != _DEFAULT_KIND:  # pragma: no cover - a header change
         raise RuntimeError("hipMemcpyDefault is not 4 in this backend's headers")
     from .stream import Stream as stream_type
-    hot.register_copy_types(stream_type, _BUFFER_TYPES, np.ndarray, _BYTES_TYPES)
     a = api()
+    lib = a.lib
+    if (lib.hipMemcpyHostToHost, lib.hipMemcpyHostToDevice, lib.hipMemcpyDeviceToHost,
+            lib.hipMemcpyDeviceToDevice) != (0, 1, 2, 3):  # pragma: no cover - a header change
+        raise RuntimeError("hipMemcpyKind is not HtoH 0, HtoD 1, DtoH 2, DtoD 3 here")
+    hot.register_copy_types(stream_type, _ENDPOINT_SIDE, np.ndarray, _BYTES_TYPES)
+    hot.register_sync_copy(_calls._address("hipMemcpy"), _api._tls, _wait.captures,
+                           _ENDPOINT_SIDE)
     fn = int(a.ffi.cast("uintptr_t", a.ffi.addressof(a.lib, "hipMemcpyAsync")))
     _copy_async = functools.partial(hot.copy_async, fn)
 
@@ -672,7 +696,7 @@ def _not_compiled(*args: Any) -> bool:
     return False
 
 
-def _copy(dst: int, src: int, n: int, stream: Any, buf: Buffer, other: Any) -> None:
+def _copy(dst: int, src: int, n: int, stream: Any, buf: Buffer, other: Any, kind: int) -> None:
     if n == 0:
         return
     if stream is not None:
@@ -680,7 +704,7 @@ def _copy(dst: int, src: int, n: int, stream: Any, buf: Buffer, other: Any) -> N
         lane = s._lane
         if lane.ready < 0 or s._h is None or lane.errors.pending:
             s._enter()
-        st = _memcpy_async(dst, src, n, _DEFAULT_KIND, lane.addr)
+        st = _memcpy_async(dst, src, n, kind, lane.addr)
         if st:
             raise hip_error(st, "hipMemcpyAsync")
         w = buf._last = s._weak
@@ -692,12 +716,15 @@ def _copy(dst: int, src: int, n: int, stream: Any, buf: Buffer, other: Any) -> N
     index = buf._dev_index
     if index < 0 and isinstance(other, Buffer):
         index = other._dev_index
-    st = _on_null(index, lib.hipMemcpy, _void(dst), _void(src), n, lib.hipMemcpyDefault)
+    st = _on_null(index, lib.hipMemcpy, _void(dst), _void(src), n, kind)
     if st:
         raise hip_error(st, "hipMemcpy")
 
 
-_BUFFER_TYPES = frozenset({DeviceBuffer, HostBuffer, ManagedBuffer})
+#: the side of each buffer type's memory in a copy: 1 device, 0 host, -1 either (managed:
+#: hipMemcpyDefault lets the runtime decide); what `_memcpy_kind` and the compiled copy read
+_ENDPOINT_SIDE: dict[type, int] = {DeviceBuffer: 1, HostBuffer: 0, ManagedBuffer: -1}
+_BUFFER_TYPES = frozenset(_ENDPOINT_SIDE)
 #: host ends the compiled copy takes (exact types; through a memoryview, as `_endpoint`)
 _BYTES_TYPES = frozenset({bytes, bytearray, memoryview})
 

@@ -56,6 +56,7 @@ from . import _api, _calls, _wait
 from ._api import api, use_device
 from ._callbacks import (_callback_trampolines, _dispatcher_barrier, forget_host_callback,
                          register_host_callback)
+from . import _lane
 from ._lane import new_lane
 from ._stream_order import FENCE_EVERY, StreamNative, _destroy_stream, _OrderedHandle
 from .device import Device, as_device
@@ -175,7 +176,8 @@ class Stream(_OrderedHandle):
         s._errors = CallbackErrors()
         # ready: the device index when nothing needs doing before enqueueing (no current
         # device to set, no capture), else -1: one comparison in Kernel.launch
-        lane = new_lane(_api.address(handle), dev._index if s._bind < 0 else -1, s._errors, box,
+        lane = new_lane(_api.address(handle), dev._index, dev._index if s._bind < 0 else -1,
+                        s._errors, box,
                         FENCE_EVERY if kind in (_OWNED, _NULL) else 1)
         s._init_order(lane, pending)
         s._kind = kind
@@ -484,6 +486,7 @@ class Stream(_OrderedHandle):
             rocpy.HipError: the runtime refused (its status).
         """
         h = self._enter()
+        _lane.mark(self._dev_index)   # later work here may wait long: null copies wait first
         if isinstance(what, Event):
             what._require_open()
             st = _wait_event(self._lane.addr, what._addr, 0)

@@ -221,3 +221,13 @@ def hsa_busy_wait_ns() -> int:
     finite timeout is a busy loop (all of it for ``HSA_WAIT_STATE_ACTIVE``).
     """
     return int(_stub()[1].rocpy_stub_hsa_busy_wait_ns())
+
+
+def last_memcpy_kind() -> int:
+    """The ``hipMemcpyKind`` the last linear copy (``hipMemcpy``, ``hipMemcpyAsync``,
+    ``hipMemcpyWithStream`` and their typed forms) was called with; -1 before any.
+
+    hipamd ignores the kind where it knows both pointers; CUDA does not (a
+    ``cudaMemcpyDefault`` costs it a lookup), so tests check what rocpy passes.
+    """
+    return int(_stub()[1].rocpy_stub_last_memcpy_kind())

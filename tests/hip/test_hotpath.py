@@ -501,3 +501,63 @@ def test_numpy_scalars_for_untyped_slots_stay_compiled(kernel_file, dev, recorde
     for b in bufs:
         b.close()
     mod.close()
+
+
+# ---- Kernel.launch as a compiled method (rocpy/_native/hot/hot_method.c) -----------------
+
+
+def _call_forms(side):
+    a, b, c = side.bufs
+    args = (a, b, c, np.int32(4))
+    return {
+        "positional": ((1, 64, args, side.s, 0), {}),
+        "keywords": ((1, 64), {"args": args, "stream": side.s, "shared_mem": 0}),
+        "all keywords": ((), {"grid": 1, "block": 64, "args": args, "stream": side.s}),
+        "stream keyword only": ((1, 64, args), {"stream": side.s}),
+        "null stream": ((1, 64, args), {}),
+        "no args": ((1, 64), {"stream": side.s}),
+        "missing block": ((1,), {"args": args}),
+        "unknown keyword": ((1, 64, args), {"streams": side.s}),
+        "grid twice": ((1, 64), {"grid": 1}),
+        "too many": ((1, 64, args, side.s, 0, 0), {}),
+        "shared_mem as a list": ((1, 64, args, side.s, [0]), {}),
+    }
+
+
+@pytest.mark.parametrize("form", [
+    "positional", "keywords", "all keywords", "stream keyword only", "null stream", "no args",
+    "missing block", "unknown keyword", "grid twice", "too many", "shared_mem as a list"])
+def test_the_compiled_launch_method_agrees_with_the_python_definition(form, sides, recorder):
+    """Every way of calling ``Kernel.launch``: the compiled descriptor and the Python
+    definition (`_methods.PYTHON`) launch the same bytes or raise the same exception."""
+    from rocpy.hip import _methods, module
+    if _hotpath.module() is None:
+        pytest.skip("ROCPY_HOT=0")
+    seen = recorder("vadd")
+    hot, slow = sides("vadd", "vadd")
+    assert type(module.Kernel.__dict__["launch"]).__name__ == "Method"
+    got = []
+    for side, launch in ((hot, lambda *a, **k: hot.k.launch(*a, **k)),
+                         (hot, lambda *a, **k: _methods.PYTHON["Kernel.launch"](hot.k, *a, **k)),
+                         (slow, lambda *a, **k: slow.k.launch(*a, **k))):
+        pos, kw = _call_forms(side)[form]
+        n = len(seen)
+        res = outcome(lambda: launch(*pos, **kw))
+        side.s.synchronize()
+        hip.Device(0).synchronize()
+        got.append((res, seen[n:]))
+    assert got[0] == got[1] == got[2]
+
+
+def test_the_compiled_launch_method_on_a_closed_module_raises_as_python(sides):
+    from rocpy.hip import _methods
+    hot, slow = sides("vadd", "vadd")
+    k = hot.k
+    hot.s.synchronize()
+    k._h, saved = None, k._h          # as a closed module leaves its kernels
+    try:
+        a = outcome(lambda: k.launch(1, 64, (), hot.s))
+        b = outcome(lambda: _methods.PYTHON["Kernel.launch"](k, 1, 64, (), hot.s))
+    finally:
+        k._h = saved
+    assert a == b and a[0] is not None and a[0] != "ok"

@@ -43,6 +43,54 @@ PyObject *slot_get(PyObject *descr, descrgetfunc get, PyObject *obj, PyObject *n
     return PyObject_GetAttr(obj, name);
 }
 
+Member mem_nbytes, mem_last, mem_weak, mem_pending;
+
+PyObject *member_read(Member *m, PyObject *obj)
+{
+    if (m->get && PyObject_TypeCheck(obj, m->owner))
+        return m->get(m->descr, obj, (PyObject *)Py_TYPE(obj));
+    return PyObject_GetAttr(obj, m->name);
+}
+
+int member_write(Member *m, PyObject *obj, PyObject *value)
+{
+    if (m->set && PyObject_TypeCheck(obj, m->owner))
+        return m->set(m->descr, obj, value);
+    return PyObject_SetAttr(obj, m->name, value);
+}
+
+/* register_members(Buffer._nbytes, Buffer._last, Stream._weak, CallbackErrors.pending):
+ * their member descriptors (each read or written on objects of exactly those classes,
+ * which the callers check; a descriptor also checks the type itself) */
+static PyObject *register_members(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    CHECK_N(4, "register_members");
+    Member *ms[4] = {&mem_nbytes, &mem_last, &mem_weak, &mem_pending};
+    for (int i = 0; i < 4; i++) {
+        descrgetfunc g = (descrgetfunc)PyType_GetSlot(Py_TYPE(args[i]), Py_tp_descr_get);
+        descrsetfunc st = (descrsetfunc)PyType_GetSlot(Py_TYPE(args[i]), Py_tp_descr_set);
+        PyObject *owner = g && st ? PyObject_GetAttrString(args[i], "__objclass__") : NULL;
+        int ok = owner && PyType_Check(owner);
+        Py_XDECREF(owner);
+        if (!ok) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_TypeError, "register_members takes four member descriptors");
+            return NULL;
+        }
+    }
+    for (int i = 0; i < 4; i++) {
+        PyObject *owner = PyObject_GetAttrString(args[i], "__objclass__");
+        if (!owner)
+            return NULL;
+        HOT_XSETREF(ms[i]->owner, (PyTypeObject *)owner);   /* the reference is kept */
+        Py_INCREF(args[i]);
+        HOT_XSETREF(ms[i]->descr, args[i]);
+        ms[i]->get = (descrgetfunc)PyType_GetSlot(Py_TYPE(args[i]), Py_tp_descr_get);
+        ms[i]->set = (descrsetfunc)PyType_GetSlot(Py_TYPE(args[i]), Py_tp_descr_set);
+    }
+    Py_RETURN_NONE;
+}
+
 PyObject *raise_status(int st, const char *call)
 {
     if (!error_factory) {
@@ -120,6 +168,16 @@ static PyMethodDef module_methods[] = {
      "method(kind, fn, fallback, not_ready, aux, extra): a compiled method (hot_method.c)"},
     {"register_slots", (PyCFunction)(void (*)(void))register_slots, METH_FASTCALL,
      "register_slots(Handle.__dict__['_h'], Stream's '_lane' descriptor)"},
+    {"mark", py_idle_mark, METH_O, "mark(dev): rocpy enqueued work on device dev (hot_idle.c)"},
+    {"marks", py_idle_marks, METH_O, "marks(dev) -> int: enqueues counted on device dev"},
+    {"cover", (PyCFunction)(void (*)(void))py_idle_cover, METH_FASTCALL,
+     "cover(dev, n): a null-stream wait begun at marks(dev) == n completed"},
+    {"idle", py_idle_is, METH_O, "idle(dev) -> bool: nothing rocpy enqueued there is pending"},
+    {"register_sync_copy", (PyCFunction)(void (*)(void))register_sync_copy, METH_FASTCALL,
+     "register_sync_copy(hipMemcpy address, threading.local of the current device, "
+     "_wait.captures, {buffer type: endpoint kind}): what the compiled synchronous copy uses"},
+    {"register_members", (PyCFunction)(void (*)(void))register_members, METH_FASTCALL,
+     "register_members(Buffer._nbytes, Buffer._last, Stream._weak, CallbackErrors.pending)"},
     {"set_error_factory", set_error_factory, METH_O,
      "set_error_factory(f): f(status, call) makes the exception a failed launch raises"},
     {NULL}
@@ -136,6 +194,10 @@ static int hot_exec(PyObject *m)
         !(str_weak = PyUnicode_InternFromString("_weak")) ||
         !(str_last = PyUnicode_InternFromString("_last")))
         return -1;
+    mem_nbytes.name = str_nbytes;
+    mem_last.name = str_last;
+    mem_weak.name = str_weak;
+    mem_pending.name = str_pending;
     LaneType = (PyTypeObject *)PyType_FromSpec(&lane_spec);
     if (!LaneType || PyModule_AddObject(m, "Lane", (PyObject *)LaneType) < 0)
         return -1;

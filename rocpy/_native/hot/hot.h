@@ -23,6 +23,7 @@ typedef int (*fn_p)(void *);
 typedef int (*fn_pp)(void *, void *);
 typedef int (*fn_ppu)(void *, void *, unsigned);
 typedef int (*fn_ppsip)(void *, const void *, size_t, int, void *);
+typedef int (*fn_ppsi)(void *, const void *, size_t, int);
 typedef int (*fn_pisp)(void *, int, size_t, void *);
 typedef int64_t (*fn_sig_load)(uint64_t);
 typedef void (*fn_sig_store)(uint64_t, int64_t);
@@ -34,6 +35,20 @@ extern PyObject *str_nbytes, *str_weak, *str_last;
 extern PyObject *descr_h, *descr_lane;
 extern descrgetfunc get_h, get_lane;
 PyObject *slot_get(PyObject *descr, descrgetfunc get, PyObject *obj, PyObject *name);
+
+/* A slot read and written through its class's member descriptor (registered by
+ * register_members), by name until then: Buffer._nbytes, Buffer._last, Stream._weak,
+ * CallbackErrors.pending. */
+typedef struct {
+    PyObject *descr;
+    descrgetfunc get;
+    descrsetfunc set;
+    PyTypeObject *owner;      /* the descriptor's __objclass__: other objects go by name */
+    PyObject *name;
+} Member;
+extern Member mem_nbytes, mem_last, mem_weak, mem_pending;
+PyObject *member_read(Member *m, PyObject *obj);
+int member_write(Member *m, PyObject *obj, PyObject *value);
 PyObject *raise_status(int st, const char *call);
 int as_ptr(PyObject *o, void **out);
 
@@ -44,10 +59,20 @@ int as_ptr(PyObject *o, void **out);
 #define CHECK_N(k, name) if (nargs != (k)) { \
         PyErr_SetString(PyExc_TypeError, name " takes " #k " arguments"); return NULL; }
 
+/* hot_idle.c: whether rocpy enqueued anything a null-stream copy would wait for */
+#define HOT_MAX_DEV 64
+void idle_mark(int dev);
+int idle_is(int dev);
+PyObject *py_idle_mark(PyObject *m, PyObject *o);
+PyObject *py_idle_marks(PyObject *m, PyObject *o);
+PyObject *py_idle_cover(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
+PyObject *py_idle_is(PyObject *m, PyObject *o);
+
 /* hot_lane.c: a stream's hot state */
 typedef struct {
     PyObject_HEAD
     unsigned long long addr;   /* hipStream_t as an int */
+    int dev;                   /* the stream's device index (idle_mark) */
     int ready;                 /* device index when nothing is due before enqueueing, else -1 */
     PyObject *errors;          /* CallbackErrors (its .pending list) */
     PyObject *box;             /* [list]: what unfenced work uses */
@@ -73,6 +98,8 @@ PyObject *call_signal_store(PyObject *m, PyObject *const *args, Py_ssize_t nargs
 PyObject *register_copy_types(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
 PyObject *copy_async(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
 int copy_async_core(void *fn, PyObject *buf, PyObject *other, int to_other, PyObject *stream);
+PyObject *register_sync_copy(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
+int copy_sync_core(PyObject *buf, PyObject *other, int to_other);
 
 /* hot_method.c: Event.record/query, Stream.query as compiled descriptors */
 PyObject *make_method(PyObject *m, PyObject *const *args, Py_ssize_t nargs);

@@ -115,12 +115,17 @@ PyObject *call_signal_store(PyObject *m, PyObject *const *args, Py_ssize_t nargs
 
 static PyObject *copy_stream_type, *copy_buffer_types, *copy_array_type, *copy_bytes_types;
 
-/* register_copy_types(stream_type, buffer_types, array_type, bytes_types): the exact
- * types copy_async takes: rocpy buffers, numpy.ndarray (held itself, as the Python path
- * holds it) and bytes-like types (held through a memoryview, as the Python path does). */
+/* register_copy_types(stream_type, buffer_sides, array_type, bytes_types): the exact
+ * types copy_async takes: rocpy buffers ({type: 1 device, 0 host, -1 either (managed)},
+ * memory.py `_ENDPOINT_SIDE`), numpy.ndarray (held itself, as the Python path holds it)
+ * and bytes-like types (held through a memoryview, as the Python path does). */
 PyObject *register_copy_types(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     CHECK_N(4, "register_copy_types");
+    if (!PyDict_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "register_copy_types: buffer_sides is a dict");
+        return NULL;
+    }
     PyObject **slots[4] = {&copy_stream_type, &copy_buffer_types, &copy_array_type,
                            &copy_bytes_types};
     for (int i = 0; i < 4; i++) {
@@ -130,13 +135,28 @@ PyObject *register_copy_types(PyObject *m, PyObject *const *args, Py_ssize_t nar
     Py_RETURN_NONE;
 }
 
+/* The side of a copy's end: 1 device, 0 host, -1 either (hipMemcpyDefault decides). */
+static int buffer_side(PyObject *b)
+{
+    PyObject *v = PyDict_GetItem(copy_buffer_types, (PyObject *)Py_TYPE(b));   /* borrowed */
+    long side = v ? PyLong_AsLong(v) : -1;
+    if (side == -1 && PyErr_Occurred())
+        PyErr_Clear();
+    return (int)side;
+}
+
+/* The explicit hipMemcpyKind where both sides are known (HtoH 0, HtoD 1, DtoH 2, DtoD 3:
+ * src * 2 + dst), else hipMemcpyDefault (4): memory.py `_memcpy_kind`, the one rule. */
+static int memcpy_kind(int src_side, int dst_side)
+{
+    return src_side < 0 || dst_side < 0 ? 4 : src_side * 2 + dst_side;
+}
+
 /* An open rocpy buffer's address and size: 1, or 0 when not (Python decides), -1 error. */
 static int buffer_range(PyObject *b, unsigned long long *addr, Py_ssize_t *nbytes)
 {
-    if (PySet_Contains(copy_buffer_types, (PyObject *)Py_TYPE(b)) != 1) {
-        PyErr_Clear();
+    if (!copy_buffer_types || !PyDict_GetItem(copy_buffer_types, (PyObject *)Py_TYPE(b)))
         return 0;
-    }
     PyObject *h = slot_get(descr_h, get_h, b, str_h);
     if (!h)
         return -1;
@@ -148,7 +168,7 @@ static int buffer_range(PyObject *b, unsigned long long *addr, Py_ssize_t *nbyte
         PyErr_Clear();
         return 0;
     }
-    PyObject *n = PyObject_GetAttr(b, str_nbytes);
+    PyObject *n = member_read(&mem_nbytes, b);
     if (!n)
         return -1;
     *nbytes = PyLong_AsSsize_t(n);
@@ -203,7 +223,7 @@ static int host_range(PyObject *o, int writable, unsigned long long *addr, Py_ss
  * buf.copy_to(other, stream) (to_other) or buf.copy_from(other, stream), where other is
  * an open rocpy buffer or a host array (numpy.ndarray, bytes, bytearray, memoryview: see
  * host_range) of the same nonzero size, on a Stream whose lane is ready: hipMemcpyAsync
- * with hipMemcpyDefault (4), the rocpy buffers remember the stream, the lane holds
+ * with the explicit kind where both sides are known (memcpy_kind), the rocpy buffers remember the stream, the lane holds
  * (buf, other) or (buf, what holds the host memory), as Buffer._copy_with does.
  * False: not that case, nothing done (the Python path handles it, and every error). */
 PyObject *copy_async(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
@@ -258,20 +278,22 @@ int copy_async_core(void *fn, PyObject *buf, PyObject *other, int to_other, PyOb
         goto not_here;
     void *dst = (void *)(uintptr_t)(to_other ? b : a), *src = (void *)(uintptr_t)(to_other ? a : b);
     void *sh = (void *)(uintptr_t)lane->addr;
+    int bs = buffer_side(buf), os = keep ? 0 : buffer_side(other);
+    int kind = to_other ? memcpy_kind(bs, os) : memcpy_kind(os, bs);
     int st;
     Py_BEGIN_ALLOW_THREADS
-    st = ((fn_ppsip)fn)(dst, src, (size_t)na, 4 /* hipMemcpyDefault */, sh);
+    st = ((fn_ppsip)fn)(dst, src, (size_t)na, kind, sh);
     Py_END_ALLOW_THREADS
     if (st) {
         raise_status(st, "hipMemcpyAsync");
         goto done;
     }
-    PyObject *w = PyObject_GetAttr(stream, str_weak);
+    PyObject *w = member_read(&mem_weak, stream);
     if (!w)
         goto done;
-    r = PyObject_SetAttr(buf, str_last, w);
+    r = member_write(&mem_last, buf, w);
     if (r == 0 && !keep)
-        r = PyObject_SetAttr(other, str_last, w);
+        r = member_write(&mem_last, other, w);
     Py_DECREF(w);
     if (r < 0)
         goto done;
@@ -289,3 +311,97 @@ done:
 }
 
 /* register_slots(handle_h, stream_lane): the member descriptors Handle._h and Stream._lane */
+
+/* ---- synchronous copies ---------------------------------------------------------------- */
+
+static void *sync_memcpy;                         /* hipMemcpy */
+static PyObject *sync_tls, *sync_captures;        /* rocpy.hip._api._tls, _wait.captures */
+static PyObject *str_device, *str_dev_index;   /* interned at registration */
+
+/* register_sync_copy(hipMemcpy address, _api._tls, _wait.captures, buffer_sides) */
+PyObject *register_sync_copy(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    CHECK_N(4, "register_sync_copy");
+    PTR_ARG(0, fn);
+    if (!PyList_Check(args[2]) || !PyDict_Check(args[3])) {
+        PyErr_SetString(PyExc_TypeError, "register_sync_copy: captures is a list, sides a dict");
+        return NULL;
+    }
+    if ((!str_device && !(str_device = PyUnicode_InternFromString("device"))) ||
+        (!str_dev_index && !(str_dev_index = PyUnicode_InternFromString("_dev_index"))))
+        return NULL;
+    Py_INCREF(args[1]);
+    HOT_XSETREF(sync_tls, args[1]);
+    Py_INCREF(args[2]);
+    HOT_XSETREF(sync_captures, args[2]);
+    Py_INCREF(args[3]);
+    HOT_XSETREF(copy_buffer_types, args[3]);
+    sync_memcpy = fn;
+    Py_RETURN_NONE;
+}
+
+/* An int attribute, or -1 (missing, not an int: the caller declines). */
+static long int_attr(PyObject *o, PyObject *name)
+{
+    PyObject *v = PyObject_GetAttr(o, name);
+    long r = v && PyLong_CheckExact(v) ? PyLong_AsLong(v) : -1;
+    Py_XDECREF(v);
+    if (PyErr_Occurred())
+        PyErr_Clear();
+    return r;
+}
+
+/* buf.copy_to(other) / buf.copy_from(other) with no stream: 1 done, 0 not this case
+ * (nothing done: memory.py `_on_null` handles it), -1 error.  The case: the ends as
+ * copy_async takes them, the device (buf's, else other's) current on this thread as
+ * rocpy set it (`use_device`), no capture by rocpy, and nothing rocpy enqueued on that
+ * device pending (hot_idle.c): then `_on_null` would neither wait first nor find
+ * anything held on the null stream, and hipMemcpy is the whole call. */
+int copy_sync_core(PyObject *buf, PyObject *other, int to_other)
+{
+    if (!sync_memcpy)
+        return 0;
+    PyObject *c0 = PyList_GetItem(sync_captures, 0);   /* borrowed */
+    if (!c0 || !PyLong_CheckExact(c0) || PyLong_AsLong(c0) != 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    unsigned long long a, b;
+    Py_ssize_t na, nb;
+    int r = buffer_range(buf, &a, &na);
+    if (r <= 0)
+        return r;
+    PyObject *keep = NULL;
+    int other_is_buffer = 1;
+    r = buffer_range(other, &b, &nb);
+    if (r == 0) {
+        other_is_buffer = 0;
+        r = host_range(other, to_other, &b, &nb, &keep);
+    }
+    if (r <= 0)
+        return r;
+    int result = 0;
+    if (na != nb || na == 0)
+        goto done;
+    long dev = int_attr(buf, str_dev_index);
+    if (dev < 0 && other_is_buffer)
+        dev = int_attr(other, str_dev_index);
+    if (dev < 0 || dev >= HOT_MAX_DEV || !idle_is((int)dev) || int_attr(sync_tls, str_device) != dev)
+        goto done;
+    int bs = buffer_side(buf), os = other_is_buffer ? buffer_side(other) : 0;
+    int kind = to_other ? memcpy_kind(bs, os) : memcpy_kind(os, bs);
+    void *dst = (void *)(uintptr_t)(to_other ? b : a), *src = (void *)(uintptr_t)(to_other ? a : b);
+    int st;
+    Py_BEGIN_ALLOW_THREADS
+    st = ((fn_ppsi)sync_memcpy)(dst, src, (size_t)na, kind);
+    Py_END_ALLOW_THREADS
+    if (st) {
+        raise_status(st, "hipMemcpy");
+        result = -1;
+    } else {
+        result = 1;
+    }
+done:
+    Py_XDECREF(keep);
+    return result;
+}

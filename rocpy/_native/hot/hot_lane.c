@@ -33,6 +33,7 @@ static void lane_dealloc(Lane *self)
 
 static PyMemberDef lane_members[] = {
     {"addr", T_ULONGLONG, offsetof(Lane, addr), 0, "the stream handle as an int"},
+    {"dev", T_INT, offsetof(Lane, dev), 0, "the stream's device index (what an enqueue marks)"},
     {"ready", T_INT, offsetof(Lane, ready), 0,
      "the device index when an enqueue needs nothing first (no current device to set, "
      "no capture by rocpy), else -1"},
@@ -63,7 +64,7 @@ int lane_ready(Lane *lane, int dev_index)
 {
     if (lane->ready != dev_index || !lane->errors || !lane->box)
         return 0;
-    PyObject *pending = PyObject_GetAttr(lane->errors, str_pending);
+    PyObject *pending = member_read(&mem_pending, lane->errors);
     if (!pending)
         return -1;
     Py_ssize_t n = PyObject_Length(pending);
@@ -82,6 +83,7 @@ int lane_hold(Lane *lane, PyObject *stream, PyObject *item)
         return -1;
     }
     Py_INCREF(u);
+    idle_mark(lane->dev);
     int r = PyList_Append(u, item);
     Py_DECREF(item);
     if (r == 0 && PyList_Size(u) >= lane->limit) {

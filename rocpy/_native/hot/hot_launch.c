@@ -1,29 +1,7 @@
 /* rocpy._hot: Launcher, a kernel's compiled launch (geometry cache, kernarg packing). */
-#include "hot.h"
+#include "hot_launch.h"
 
 /* ---- Launcher --------------------------------------------------------------------- */
-
-enum { P_PTR = 1, P_INT = 2, P_FLOAT = 3, P_RAW = 4 };
-
-typedef struct {
-    Py_ssize_t offset, size;
-    int what;
-    int untyped;              /* integer with no type name: registered pointer types too */
-    long long lo;             /* inclusive */
-    unsigned long long hi;    /* exclusive upper bound, 0 = 2**64 */
-    int hi_signed;            /* hi is a signed bound (<= 2**63) */
-    PyObject *numpy;          /* frozenset of numpy scalar types taken inline */
-    int nnumpy;
-    PyObject *numpy_types[8]; /* the same, compared by pointer (borrowed from .numpy) */
-} Param;
-
-static int in_types(PyObject *const *types, int n, PyTypeObject *t)
-{
-    for (int i = 0; i < n; i++)
-        if (types[i] == (PyObject *)t)
-            return 1;
-    return 0;
-}
 
 /* Fill types[] from an iterable of at most 8 types; -1 (with an error) if longer. */
 static int type_array(PyObject *iterable, PyObject **types, int *n)
@@ -48,28 +26,6 @@ static int type_array(PyObject *iterable, PyObject **types, int *n)
     return PyErr_Occurred() ? -1 : 0;
 }
 
-typedef struct {
-    PyObject_HEAD
-    launch_fn fn;
-    void *func;
-    int dev_index;
-    Py_ssize_t size, explicit_end;
-    void *keys[3];            /* HIP_LAUNCH_PARAM_BUFFER_POINTER, _BUFFER_SIZE, _END */
-    Py_ssize_t nparams;
-    Param *params;
-    PyObject *stream_type;
-    PyObject *pointer_types;  /* set: untyped 8-byte parameters take their .ptr */
-    PyObject *buffer_types;   /* frozenset: rocpy's buffer classes, whose .ptr is ._h */
-    int nbuffer;
-    PyObject *buffer_array[8];
-    PyObject *slow;           /* Kernel._launch_py(kernel, grid, block, args, stream, shm) */
-    PyObject *configure;      /* Kernel._configure(kernel, grid, block, shm) */
-    /* the geometry cache: immutable keys compared by value */
-    PyObject *kgrid, *kblock;
-    long long kshm;
-    unsigned dims[6];
-    PyObject *tail;           /* bytes of the hidden arguments, or NULL */
-} Launcher;
 
 PyTypeObject *LauncherType;
 
@@ -267,164 +223,6 @@ static int configure(Launcher *self, PyObject *kernel, PyObject *grid, PyObject 
     return 0;
 }
 
-static int is_buffer(Launcher *self, PyTypeObject *t)
-{
-    return in_types(self->buffer_array, self->nbuffer, t);
-}
-
-/* One parameter, the fast cases only: 1 packed, 0 not a fast case (Python decides), -1 error. */
-static int pack_one(Launcher *self, const Param *q, PyObject *a, char *out)
-{
-    PyTypeObject *t = Py_TYPE(a);
-    if (q->what == P_PTR) {
-        unsigned long long v;
-        PyObject *p = NULL;
-        if (a == Py_None) {
-            v = 0;
-        } else {
-            PyObject *src = a;
-            if (!PyLong_CheckExact(a)) {
-                /* rocpy's buffers: .ptr is their _h (None once closed: Python raises) */
-                int own = is_buffer(self, t);
-                p = own ? slot_get(descr_h, get_h, a, str_h) : PyObject_GetAttr(a, str_ptr);
-                if (!p) {
-                    PyErr_Clear();
-                    return 0;
-                }
-                src = p;
-                if (!PyLong_CheckExact(src)) {
-                    Py_DECREF(p);
-                    return 0;
-                }
-            }
-            v = PyLong_AsUnsignedLongLong(src);
-            Py_XDECREF(p);
-            if (PyErr_Occurred()) {
-                PyErr_Clear();
-                return 0;
-            }
-            if (q->size < 8 && v >> (8 * q->size))
-                return 0;
-        }
-        memcpy(out, &v, q->size);
-        return 1;
-    }
-    if (q->what == P_INT) {
-        unsigned long long bits;
-        if (PyLong_CheckExact(a)) {
-            int ovf;
-            long long v = PyLong_AsLongLongAndOverflow(a, &ovf);
-            if (ovf < 0 || (v == -1 && PyErr_Occurred())) {
-                PyErr_Clear();
-                return 0;
-            }
-            if (ovf > 0) {   /* above INT64_MAX: only an unsigned/untyped 8-byte bound admits it */
-                if (!(q->hi == 0 && !q->hi_signed))
-                    return 0;
-                bits = PyLong_AsUnsignedLongLong(a);
-                if (PyErr_Occurred()) {
-                    PyErr_Clear();
-                    return 0;
-                }
-            } else {
-                if (v < q->lo)
-                    return 0;
-                if (q->hi != 0 && v >= 0 && (unsigned long long)v >= q->hi)
-                    return 0;
-                bits = (unsigned long long)v;
-            }
-        } else if (t == &PyBool_Type) {
-            bits = a == Py_True;
-        } else if (in_types(q->numpy_types, q->nnumpy, t)) {
-            PyObject *i = PyNumber_Index(a);
-            if (!i) {
-                PyErr_Clear();
-                return 0;
-            }
-            bits = PyLong_AsUnsignedLongLongMask(i);
-            Py_DECREF(i);
-            if (PyErr_Occurred()) {
-                PyErr_Clear();
-                return 0;
-            }
-        } else if (q->untyped && q->size == 8 && (is_buffer(self, t) ||
-                   (self->pointer_types != Py_None &&
-                    PySet_Contains(self->pointer_types, (PyObject *)t) == 1))) {
-            Param as_ptr_param = *q;
-            as_ptr_param.what = P_PTR;
-            return pack_one(self, &as_ptr_param, a, out);
-        } else {
-            PyErr_Clear();
-            return 0;
-        }
-        memcpy(out, &bits, q->size);
-        return 1;
-    }
-    if (q->what == P_FLOAT) {
-        double d;
-        if (PyFloat_CheckExact(a)) {
-            d = PyFloat_AsDouble(a);
-        } else if (in_types(q->numpy_types, q->nnumpy, t)) {
-            PyObject *f = PyNumber_Float(a);
-            if (!f) {
-                PyErr_Clear();
-                return 0;
-            }
-            d = PyFloat_AsDouble(f);
-            Py_DECREF(f);
-        } else {
-            PyErr_Clear();
-            return 0;
-        }
-        if (!isfinite(d))
-            return 0;     /* infinities, NaN payloads: struct's rules, in Python */
-        if (q->size == 8) {
-            memcpy(out, &d, 8);
-            return 1;
-        }
-        if (q->size == 4) {
-            float f = (float)d;   /* PyFloat_Pack4: round to nearest, refuse overflow */
-            if (isinf(f))
-                return 0;
-            memcpy(out, &f, 4);
-            return 1;
-        }
-        return 0;
-    }
-    if (q->what == P_RAW) {
-        if (PyBytes_CheckExact(a) && PyBytes_Size(a) == q->size) {
-            memcpy(out, PyBytes_AsString(a), q->size);
-            return 1;
-        }
-        /* an 8-byte slot of unknown type takes a pointer (argconv._untyped): None and
-         * rocpy buffers here (NVIDIA's parameter info has sizes only, so every pointer
-         * parameter there is such a slot); other pointer kinds go to Python */
-        if (q->size == 8 && (a == Py_None || is_buffer(self, t))) {
-            Param as_ptr_param = *q;
-            as_ptr_param.what = P_PTR;
-            return pack_one(self, &as_ptr_param, a, out);
-        }
-#if Py_LIMITED_API >= 0x030B0000
-        /* a parameter of unknown type: a numpy scalar of its width gives its bytes
-         * (argconv._untyped); the buffer protocol needs the 3.11 limited API */
-        if (in_types(q->numpy_types, q->nnumpy, t)) {
-            Py_buffer view;
-            if (PyObject_GetBuffer(a, &view, PyBUF_SIMPLE) < 0) {
-                PyErr_Clear();
-                return 0;
-            }
-            int ok = view.len == q->size && view.buf != NULL;
-            if (ok)
-                memcpy(out, view.buf, q->size);
-            PyBuffer_Release(&view);
-            return ok;
-        }
-#endif
-        return 0;
-    }
-    return 0;
-}
-
 #define STACK_KERNARGS 4096
 
 static PyObject *slow_launch(Launcher *self, PyObject *const *args)
@@ -434,7 +232,7 @@ static PyObject *slow_launch(Launcher *self, PyObject *const *args)
 }
 
 /* launch(kernel, grid, block, args, stream, shared_mem) -> None */
-static PyObject *launcher_launch(Launcher *self, PyObject *const *args, Py_ssize_t nargs)
+PyObject *launcher_launch(Launcher *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 6) {
         PyErr_SetString(PyExc_TypeError, "Launcher.launch takes 6 arguments");

@@ -10,16 +10,17 @@
  * exceptions are the Python path's by construction.  Read from the class it is the
  * Python function itself (docstring, signature, `inspect`).
  */
-#include "hot.h"
+#include "hot_launch.h"
 
-enum { EVENT_QUERY, EVENT_RECORD, STREAM_QUERY, COPY_FROM, COPY_TO, N_KINDS };
+enum { EVENT_QUERY, EVENT_RECORD, STREAM_QUERY, COPY_FROM, COPY_TO, KERNEL_LAUNCH, N_KINDS };
 
 typedef struct {
     void *fn;                  /* the runtime function */
     PyObject *fallback;        /* the Python definition: fallback(self, *args, **kwargs) */
     int not_ready;             /* hipErrorNotReady of the backend */
     PyObject *aux;             /* EVENT_QUERY/RECORD: Event's `_addr` member descriptor;
-                                  STREAM_QUERY: the stream's `_pending` descriptor */
+                                  STREAM_QUERY: the stream's `_pending` descriptor;
+                                  KERNEL_LAUNCH: Kernel's `_launcher` descriptor */
     PyObject *stream_type;     /* EVENT_RECORD: the Stream type the fast case takes */
     PyObject *entries;         /* STREAM_QUERY: PendingList's `_entries` descriptor */
 } MethodState;
@@ -217,8 +218,8 @@ done:
 }
 
 /* buf.copy_from(other, stream) / buf.copy_to(other, stream): the stream positional or
- * by keyword; without one (a synchronous copy) and in every case copy_async_core
- * declines, the Python definition. */
+ * by keyword: copy_async_core; without one (or stream=None), copy_sync_core; every case
+ * they decline, the Python definition. */
 static PyObject *buffer_copy(int kind, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames)
 {
@@ -230,8 +231,13 @@ static PyObject *buffer_copy(int kind, PyObject *self, PyObject *const *args, Py
         if (PyUnicode_CompareWithASCIIString(k, "stream") == 0)
             stream = args[1];
     }
-    int r = stream && stream != Py_None ?
-        copy_async_core(state[kind].fn, self, args[0], kind == COPY_TO, stream) : 0;
+    int r;
+    if (stream && stream != Py_None)
+        r = copy_async_core(state[kind].fn, self, args[0], kind == COPY_TO, stream);
+    else if ((nargs == 1 && !kwnames) || stream == Py_None)
+        r = copy_sync_core(self, args[0], kind == COPY_TO);
+    else
+        r = 0;
     if (r < 0)
         return NULL;
     if (r == 0)
@@ -255,6 +261,60 @@ static PyObject *copy_to(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     return buffer_copy(COPY_TO, self, args, nargs, kwnames);
 }
 
+/* kernel.launch(grid, block, args=(), stream=None, shared_mem=0): the kernel's compiled
+ * Launcher called directly (no Python frame for Kernel.launch); keywords other than these,
+ * a closed kernel or one without a Launcher (made with the compiled path off): the Python
+ * definition, which raises what is wrong. */
+static const char *const launch_names[5] = {"grid", "block", "args", "stream", "shared_mem"};
+
+static PyObject *kernel_launch(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+    static PyObject *zero;
+    if (!zero && !(zero = PyLong_FromLong(0)))
+        return NULL;
+    PyObject *argv[6] = {self, NULL, NULL, NULL, Py_None, zero};
+    Py_ssize_t nkw = kwnames ? PyTuple_Size(kwnames) : 0;
+    if (nargs > 5)
+        return call_fallback(KERNEL_LAUNCH, self, args, nargs, kwnames);
+    for (Py_ssize_t i = 0; i < nargs; i++)
+        argv[1 + i] = args[i];
+    for (Py_ssize_t i = 0; i < nkw; i++) {
+        PyObject *k = PyTuple_GetItem(kwnames, i);
+        int slot = -1;
+        for (int j = 0; j < 5; j++)
+            if (PyUnicode_CompareWithASCIIString(k, launch_names[j]) == 0)
+                slot = j;
+        if (slot < 0 || slot < nargs || (slot < 3 && argv[1 + slot]))   /* Python raises */
+            return call_fallback(KERNEL_LAUNCH, self, args, nargs, kwnames);
+        argv[1 + slot] = args[nargs + i];
+    }
+    if (!argv[1] || !argv[2])
+        return call_fallback(KERNEL_LAUNCH, self, args, nargs, kwnames);
+    if (!argv[3]) {
+        static PyObject *empty;
+        if (!empty && !(empty = PyTuple_New(0)))
+            return NULL;
+        argv[3] = empty;
+    }
+    PyObject *h = slot_get(descr_h, get_h, self, str_h);
+    if (!h)
+        return NULL;
+    Py_DECREF(h);
+    PyObject *launcher = h == Py_None ? NULL : member_get(state[KERNEL_LAUNCH].aux, self);
+    if (!launcher) {
+        PyErr_Clear();
+        return call_fallback(KERNEL_LAUNCH, self, args, nargs, kwnames);
+    }
+    PyObject *r;
+    if (Py_TYPE(launcher) == LauncherType)
+        r = launcher_launch((Launcher *)launcher, argv, 6);
+    else
+        r = call_fallback(KERNEL_LAUNCH, self, args, nargs, kwnames);
+    Py_DECREF(launcher);
+    return r;
+}
+
 typedef PyObject *(*fastkw)(PyObject *, PyObject *const *, Py_ssize_t, PyObject *);
 static PyMethodDef defs[N_KINDS] = {
     {"query", (PyCFunction)(void (*)(void))event_query, METH_FASTCALL | METH_KEYWORDS, NULL},
@@ -262,6 +322,7 @@ static PyMethodDef defs[N_KINDS] = {
     {"query", (PyCFunction)(void (*)(void))stream_query, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"copy_from", (PyCFunction)(void (*)(void))copy_from, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"copy_to", (PyCFunction)(void (*)(void))copy_to, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"launch", (PyCFunction)(void (*)(void))kernel_launch, METH_FASTCALL | METH_KEYWORDS, NULL},
 };
 
 static PyObject *method_get(PyObject *self, PyObject *obj, PyObject *type)
@@ -307,21 +368,23 @@ int method_type_add(PyObject *m)
  * kind 0 Event.query (aux: Event's _addr descriptor), 1 Event.record (aux: the same,
  * then the Stream type), 2 Stream.query (aux: the stream's _pending descriptor, then
  * PendingList's _entries descriptor), 3 Buffer.copy_from and 4 Buffer.copy_to (fn:
- * hipMemcpyAsync; aux and extra unused: None).  Registering a kind again replaces its state. */
+ * hipMemcpyAsync; aux and extra unused: None), 5 Kernel.launch (fn unused: 0; aux:
+ * Kernel's _launcher descriptor).  Registering a kind again replaces its state. */
 PyObject *make_method(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     CHECK_N(6, "method");
     long kind = PyLong_AsLong(args[0]);
     if (kind < 0 || kind >= N_KINDS) {
         if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "method: kind is 0 to 4");
+            PyErr_SetString(PyExc_ValueError, "method: kind is 0 to 5");
         return NULL;
     }
     PTR_ARG(1, fn);
     int not_ready = (int)PyLong_AsLong(args[3]);
     if (not_ready == -1 && PyErr_Occurred())
         return NULL;
-    if ((kind <= STREAM_QUERY && !PyType_GetSlot(Py_TYPE(args[4]), Py_tp_descr_get)) ||
+    if (((kind <= STREAM_QUERY || kind == KERNEL_LAUNCH) &&
+         !PyType_GetSlot(Py_TYPE(args[4]), Py_tp_descr_get)) ||
         (kind == STREAM_QUERY && !PyType_GetSlot(Py_TYPE(args[5]), Py_tp_descr_get))) {
         PyErr_Clear();
         PyErr_SetString(PyExc_TypeError, "method: aux must be a member descriptor");

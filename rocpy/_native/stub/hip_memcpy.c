@@ -7,9 +7,14 @@
  * Async API, as ROCclr reads/writes the user buffer at enqueue time.
  * Synchronous APIs run on the legacy null stream, so they wait for the
  * device's blocking streams first. */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "hip_internal.h"
+
+static _Atomic int last_kind = -1;   /* rocpy_stub_last_memcpy_kind */
+
+int rocpy_stub_last_memcpy_kind(void) { return atomic_load(&last_kind); }
 
 typedef struct copy_args {
     void *dst;
@@ -91,6 +96,7 @@ static hipError_t capture_copy(hip_stream_t *s, void *dst, const void *src, size
  * current device's null stream (or the per-thread stream for _spt) */
 static hipError_t sync_copy(hipStream_t stream, void *dst, const void *src, size_t size,
                             hipMemcpyKind kind) {
+    atomic_store(&last_kind, (int)kind);
     hipError_t status = hip_capture_check_sync();
     if (status != hipSuccess) return status;
     hip_stream_t *s;
@@ -101,6 +107,7 @@ static hipError_t sync_copy(hipStream_t stream, void *dst, const void *src, size
 
 static hipError_t async_copy(hipStream_t stream, void *dst, const void *src, size_t size,
                              hipMemcpyKind kind, bool async) {
+    atomic_store(&last_kind, (int)kind);
     hip_stream_t *s;
     bool capturing;
     hipError_t status = hip_stream_begin_op(stream, &s, &capturing);

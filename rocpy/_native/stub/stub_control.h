@@ -45,5 +45,9 @@ uint64_t rocpy_stub_hsa_busy_wait_ns(void);
 /* Forget the HIP launches that failed and were not yet reported by a
  * synchronization (Python reports its emulations' exceptions itself). */
 void rocpy_stub_clear_launch_failures(void);
+/* The hipMemcpyKind the last linear copy (hipMemcpy*, hipMemcpyAsync*,
+ * hipMemcpyWithStream) was called with, -1 before any; for tests of what
+ * kind a binding passes (hipamd ignores it for known pointers, CUDA uses it). */
+int rocpy_stub_last_memcpy_kind(void);
 
 #endif
