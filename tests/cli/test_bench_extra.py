@@ -2,6 +2,7 @@
 benchmark scripts that are thin wrappers over them.  No timing is asserted."""
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -28,7 +29,7 @@ def test_extra_families_run_only_when_named():
     assert not set(EXTRA_FAMILIES) & set(FAMILIES)
     from rocpy._cli.bench import _families
     assert _families("kernargs,copy") == ("copy", "kernargs")
-    with pytest.raises(Exception, match="choose from copy, dispatch, hsa_dispatch, overhead, "
+    with pytest.raises(argparse.ArgumentTypeError, match="choose from copy, dispatch, hsa_dispatch, overhead, "
                                         "kernargs, peer, hsa_submit"):
         _families("warp")
 
