@@ -14,10 +14,11 @@ CPU meaning; docs/cpu-kernels.md describes what runs and how.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from ..codeobject.bundle import read_bundle
 from ._bundle import BUNDLE_ID, carries_cpu_build, combine, cpu_build_of, write_bundle
@@ -84,17 +85,24 @@ def build_combined(source: str, targets: Iterable[str], name: str = "program.hip
     return combine(cpu.data, gpu)
 
 
-def offer_to_stub(data: bytes) -> bool:
-    """On the stub, load the CPU build ``data`` (a combined file) carries; whether it had one.
+@contextlib.contextmanager
+def offer_to_stub(data: bytes) -> Iterator[bool]:
+    """On the stub, offer the CPU build ``data`` (a combined file) carries while the block
+    runs; yields whether it had one.
 
-    Loaders that hand the stub only the chosen code object (HSA executables) call this
-    first; HIP modules pass the whole file and the stub finds it itself."""
+    Loaders that hand the stub only the chosen code object (HSA executables) load it
+    inside the block: a code object equal to one of the file's GPU code objects then
+    holds the build.  HIP modules pass the whole file and the stub finds it itself."""
     from .. import _backend
     backend = _backend.current()
     if backend.name != "stub" or not carries_cpu_build(data):
-        return False
-    backend.lib.rocpy_stub_offer_cpu_build(backend.ffi.from_buffer(bytes(data)), len(data))
-    return True
+        yield False
+        return
+    offer = backend.lib.rocpy_stub_offer_cpu_build(backend.ffi.from_buffer(bytes(data)), len(data))
+    try:
+        yield offer != backend.ffi.NULL
+    finally:
+        backend.lib.rocpy_stub_release_cpu_build(offer)
 
 
 __all__ = ["offer_to_stub", "BUNDLE_ID", "carries_cpu_build", "CpuBuild", "CpuCompileError", "INCLUDE", "build", "build_combined",
