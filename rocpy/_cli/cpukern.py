@@ -30,6 +30,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     b.add_argument("--offload-arch", action="append", default=[], metavar="TARGET",
                    dest="targets", help="a GPU target id (e.g. gfx90a, gfx90a:xnack-); repeat "
                    "for more; at least one")
+    b.add_argument("--name-expression", action="append", default=[], metavar="EXPR",
+                   dest="name_expressions", help="a kernel to instantiate in both halves, e.g. "
+                   "'scale<float>' (hiprtcAddNameExpression); repeat for more")
     b.add_argument("-D", action="append", default=[], metavar="NAME[=VALUE]", dest="defines")
     b.add_argument("-U", action="append", default=[], metavar="NAME", dest="undefines")
     b.add_argument("-I", action="append", default=[], metavar="DIR", dest="includes")
@@ -66,7 +69,8 @@ def run(args: argparse.Namespace) -> int:
     # the source's own folder, as a compiler searches it for #include "..."
     opts = [f"-I{os.path.dirname(os.path.abspath(args.source))}", *_options(args)]
     try:
-        data = cpukern.build_combined(source, args.targets, name=name, options=opts)
+        data = cpukern.build_combined(source, args.targets, name=name, options=opts,
+                                      name_expressions=args.name_expressions)
     except cpukern.CpuCompileError as exc:
         sys.stderr.write(f"rocpy cpukern build: {exc}\n")
         return 1

@@ -155,6 +155,13 @@ void stub_register_builtin_kernels(void);
  * stub_co_internal.h); lookup finds a kernel of build `b` by name. */
 bool stub_cpukern_lookup(const stub_cpu_build_t *b, const char *name, rocpy_stub_kernel_fn *fn,
                          void **user);
+/* The symbol of build b's kernel `name` as the source names it ("scale<float>"):
+ * mangled, or the name itself for extern "C"; NULL if b has no such kernel.
+ * Owned by the build (which is never freed). */
+const char *stub_cpukern_symbol(const stub_cpu_build_t *b, const char *name);
+/* The CPU build of a bundle (a reference; stub_cpukern_release), or NULL. */
+stub_cpu_build_t *stub_cpukern_offer_bundle(const void *data, size_t size);
+void stub_cpukern_release(stub_cpu_build_t *b);
 /* What an emulation returns when the kernel would touch memory no allocation
  * covers: a GPU memory fault for both runtimes (HSA: the system event
  * handlers, then abort; HIP: abort, as ROCclr does). */

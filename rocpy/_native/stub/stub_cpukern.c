@@ -234,6 +234,17 @@ bool stub_cpukern_lookup(const stub_cpu_build_t *b, const char *name, rocpy_stub
     return false;
 }
 
+const char *stub_cpukern_symbol(const stub_cpu_build_t *b, const char *name) {
+    if (!b || !name) return NULL;
+    for (size_t i = 0; i < b->num_names; i++) {
+        if (b->names[i].owned || strcmp(b->names[i].name, name) != 0) continue;
+        for (size_t j = 0; j < b->num_names; j++)   /* dladdr's, if it differs */
+            if (b->names[j].owned && b->names[j].kernel == b->names[i].kernel) return b->names[j].name;
+        return b->names[i].name;
+    }
+    return NULL;
+}
+
 /* rocpy.cpukern.offer_to_stub: a loader that passes the stub only the chosen
  * ELF (rocpy.hsa.Executable.load) offers the whole file first and releases
  * the offer once the ELF is loaded (its code object holds its own reference). */
