@@ -4,6 +4,8 @@ the CPU build (`rocpy.cpukern.build_combined`).
 The output loads with ``hipModuleLoad`` everywhere: the stub (and its drop-in
 libraries) run the CPU build, a ROCm runtime the code object for its GPU.
 Options the compilers take (``-D``, ``-U``, ``-I``, ``-O``, ``-std=``) go to both.
+``--cpu-only`` writes only the CPU build: put it beside a hipcc program as
+``PROGRAM.cpukern`` and the stub runs the program's kernels from it.
 """
 from __future__ import annotations
 
@@ -30,6 +32,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     b.add_argument("--offload-arch", action="append", default=[], metavar="TARGET",
                    dest="targets", help="a GPU target id (e.g. gfx90a, gfx90a:xnack-); repeat "
                    "for more; at least one")
+    b.add_argument("--cpu-only", action="store_true",
+                   help="only the CPU build (no hipcc): the file a hipcc program finds beside "
+                   "itself as PROGRAM.cpukern (or $ROCPY_CPUKERN_BUILD) on the stub")
     b.add_argument("--name-expression", action="append", default=[], metavar="EXPR",
                    dest="name_expressions", help="a kernel to instantiate in both halves, e.g. "
                    "'scale<float>' (hiprtcAddNameExpression); repeat for more")
@@ -55,7 +60,7 @@ def _options(args: argparse.Namespace) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     """Build ``args.source`` into ``args.output``; 0, or 1 with the reason on stderr."""
     from .. import cpukern
-    if not args.targets:
+    if not args.targets and not args.cpu_only:
         sys.stderr.write("rocpy cpukern build: give at least one --offload-arch "
                          "(e.g. --offload-arch=gfx90a)\n")
         return 2
@@ -69,8 +74,12 @@ def run(args: argparse.Namespace) -> int:
     # the source's own folder, as a compiler searches it for #include "..."
     opts = [f"-I{os.path.dirname(os.path.abspath(args.source))}", *_options(args)]
     try:
-        data = cpukern.build_combined(source, args.targets, name=name, options=opts,
-                                      name_expressions=args.name_expressions)
+        if args.cpu_only:
+            cpu = cpukern.build(source, name, {}, opts, args.name_expressions)
+            data = cpukern.combine(cpu.data, {})
+        else:
+            data = cpukern.build_combined(source, args.targets, name=name, options=opts,
+                                          name_expressions=args.name_expressions)
     except cpukern.CpuCompileError as exc:
         sys.stderr.write(f"rocpy cpukern build: {exc}\n")
         return 1

@@ -27,6 +27,8 @@ FLAGS = ("-std=c++17", "-O2", "-fPIC", "-shared", "-pthread",
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _STRINGS = re.compile(r'"(?:\\.|[^"\\\n])*"')
 _KERNEL = re.compile(r"__global__\b((?:[^;{}()]|\([^()]*\))*?)\bvoid\s+(\w+)\s*\(")
+#: ``template __global__ void k<float>(float *);``: an explicit instantiation is a kernel
+_INSTANTIATION = re.compile(r"\btemplate\s+__global__\s+void\s+(\w+\s*<[^;{}()]*>)\s*\(")
 _TEMPLATE_BEFORE = re.compile(r"template\s*<[^;{}]*>\s*(?:extern\s+\"C\"\s*)?$")
 _FIBERS = re.compile(r"\b(__syncthreads\w*|__syncwarp|__shfl\w*|__ballot\w*|__any\w*|__all\w*|"
                      r"__activemask)\b")
@@ -212,7 +214,8 @@ def build(source: str, name: str = "program.hip", headers: dict[str, str] | None
     if not isinstance(source, str):
         raise TypeError(f"source must be str, not {type(source).__name__}")
     kernels, fibers = scan(source, name)
-    exprs = tuple(str(e) for e in name_expressions)
+    exprs = tuple(str(e) for e in name_expressions) + tuple(
+        m.group(1) for m in _INSTANTIATION.finditer(_strip(source)))
     unit = generate(source, name, kernels, fibers, exprs)
     cxx = compiler()
     opts = [o for o in options if o.startswith(("-D", "-U", "-I", "-O", "-std="))]

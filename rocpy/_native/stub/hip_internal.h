@@ -343,6 +343,9 @@ typedef struct hip_launch {
 hipError_t hip_function_resolve(hipFunction_t f, struct ihipModuleSymbol_t **out);
 /* The CPU build of a loaded module's code object, or NULL (hip_module.c). */
 const struct stub_cpu_build *hip_module_cpu_build(const struct ihipModule_t *m);
+/* Give a module whose code object has no CPU build `b` (a reference, which
+ * it takes; released if it has one). */
+void hip_module_adopt_cpu_build(struct ihipModule_t *m, struct stub_cpu_build *b);
 /* Validate and pack (hipamd's ihipLaunchKernel_validate + argument capture). */
 hipError_t hip_launch_prepare(hipFunction_t f, const uint32_t global[3],
                               const uint32_t block[3], uint32_t shared_bytes,

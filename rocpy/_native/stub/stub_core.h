@@ -159,6 +159,11 @@ bool stub_cpukern_lookup(const stub_cpu_build_t *b, const char *name, rocpy_stub
  * mangled, or the name itself for extern "C"; NULL if b has no such kernel.
  * Owned by the build (which is never freed). */
 const char *stub_cpukern_symbol(const stub_cpu_build_t *b, const char *name);
+/* The CPU build beside the running program (a reference), or NULL: the file
+ * $ROCPY_CPUKERN_BUILD, else <the executable>.cpukern, a bundle `rocpy
+ * cpukern build --cpu-only` writes; read once.  For fat binaries (hipcc
+ * programs), whose bundles hipcc writes without one. */
+stub_cpu_build_t *stub_cpukern_program_build(void);
 /* The CPU build of a bundle (a reference; stub_cpukern_release), or NULL. */
 stub_cpu_build_t *stub_cpukern_offer_bundle(const void *data, size_t size);
 void stub_cpukern_release(stub_cpu_build_t *b);

@@ -245,6 +245,52 @@ const char *stub_cpukern_symbol(const stub_cpu_build_t *b, const char *name) {
     return NULL;
 }
 
+static stub_cpu_build_t *program_build;
+static pthread_once_t program_once = PTHREAD_ONCE_INIT;
+
+static void find_program_build(void) {
+    char path[4096];
+    const char *env = getenv("ROCPY_CPUKERN_BUILD");
+    if (env && *env) {
+        snprintf(path, sizeof path, "%s", env);
+    } else {
+        ssize_t n = readlink("/proc/self/exe", path, sizeof path - 16);
+        if (n <= 0) return;
+        memcpy(path + n, ".cpukern", sizeof ".cpukern");
+    }
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        if (env && *env) fprintf(stderr, "rocpy stub: cannot read $ROCPY_CPUKERN_BUILD %s\n", path);
+        return;
+    }
+    uint8_t *data = NULL;
+    size_t size = 0, cap = 0, got;
+    do {
+        if (size == cap) {
+            uint8_t *more = realloc(data, cap = cap ? 2 * cap : 1 << 20);
+            if (!more) break;
+            data = more;
+        }
+        got = fread(data + size, 1, cap - size, f);
+        size += got;
+    } while (got);
+    fclose(f);
+    /* its reference is the program's, for the life of the process */
+    program_build = data ? stub_cpukern_offer_bundle(data, size) : NULL;
+    if (!program_build) fprintf(stderr, "rocpy stub: %s holds no CPU build (write it with "
+                                        "'rocpy cpukern build --cpu-only')\n", path);
+    free(data);
+}
+
+stub_cpu_build_t *stub_cpukern_program_build(void) {
+    pthread_once(&program_once, find_program_build);
+    if (!program_build) return NULL;
+    pthread_mutex_lock(&lock);
+    program_build->refs++;
+    pthread_mutex_unlock(&lock);
+    return program_build;
+}
+
 /* rocpy.cpukern.offer_to_stub: a loader that passes the stub only the chosen
  * ELF (rocpy.hsa.Executable.load) offers the whole file first and releases
  * the offer once the ELF is loaded (its code object holds its own reference). */
