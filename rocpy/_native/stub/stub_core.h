@@ -84,6 +84,12 @@ typedef struct stub_alloc {
  * device memory is limited to the device's global_mem_size). */
 int stub_mem_alloc(size_t size, size_t align, stub_mem_kind_t kind, int device,
                    unsigned flags, void **out);
+/* Guard pages behind every allocation ($ROCPY_STUB_GUARD_PAGES; stub_guard.c):
+ * blocks of stub_mem_alloc come from stub_guard_alloc and go back to
+ * stub_guard_free.  align must be at most a page. */
+bool stub_guard_enabled(void);
+void *stub_guard_alloc(size_t size, size_t align);
+void stub_guard_free(void *p);
 /* Track memory the stub did not allocate (registered/locked user memory). */
 int stub_mem_track(void *ptr, size_t size, stub_mem_kind_t kind, int device,
                    unsigned flags);
