@@ -1,12 +1,14 @@
 """Work-items per second of the CPU builds on the stub, for the corpus (tests/cpukern).
 
-    PYTHONPATH=. python3 benchmarks/cpukern_bench.py [--scale N] [--json OUT]
+    PYTHONPATH=. python3 benchmarks/cpukern_bench.py [--scale N] [--guard-pages] [--json OUT]
 
 Each case is compiled once (rocpy.hip.Program: hipcc for the metadata, c++ -O2 for
 the CPU build, cached), launched once to warm up, then timed over one launch of the
 case at ``--scale`` (scale 2+ runs a 1024x1024 matmul and a 2^20-byte histogram).
 The number is work-items divided by wall time, the copies in and out included;
-``cpu_seconds`` (all threads of the process) tells a loaded machine from a slow run."""
+``cpu_seconds`` (all threads of the process) tells a loaded machine from a slow run.
+``--guard-pages`` runs with ``ROCPY_STUB_GUARD_PAGES=1`` (an unmapped page after every
+allocation), to measure what that debugging mode costs."""
 from __future__ import annotations
 
 import argparse
@@ -24,7 +26,11 @@ def main() -> int:
     ap.add_argument("--scale", type=int, default=4)
     ap.add_argument("--only", nargs="*", default=None, help="case names")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--guard-pages", action="store_true",
+                    help="ROCPY_STUB_GUARD_PAGES=1 (read when the stub starts)")
     args = ap.parse_args()
+    if args.guard_pages:
+        os.environ["ROCPY_STUB_GUARD_PAGES"] = "1"
     import rocpy
     from rocpy import hip
     from corpus import CASES, check, source
@@ -56,7 +62,8 @@ def main() -> int:
               f"{items / secs:14,.0f} items/s (compile {compile_s:.1f} s)", flush=True)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"scale": args.scale, "cpus": os.cpu_count(), "cases": rows}, f, indent=1)
+            json.dump({"scale": args.scale, "cpus": os.cpu_count(), "guard_pages": args.guard_pages,
+                       "cases": rows}, f, indent=1)
     return 0
 
 

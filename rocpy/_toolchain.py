@@ -1,5 +1,5 @@
-"""Where the compilers are: the one lookup of hipcc and nvcc (Program, the
-benchmarks, the selftest and the test kernels use it)."""
+"""Where the compilers are: the one lookup of hipcc, nvcc and the host C++ compiler
+(Program, rocpy.cpukern, the benchmarks, the selftest and the test kernels use it)."""
 from __future__ import annotations
 
 import os
@@ -25,3 +25,14 @@ def find_nvcc() -> str | None:
         if root and os.path.exists(os.path.join(root, "bin", "nvcc")):
             return os.path.join(root, "bin", "nvcc")
     return shutil.which("nvcc")
+
+
+def find_cxx() -> str | None:
+    """The host C++ compiler of CPU builds: ``$ROCPY_CPUKERN_CXX``, ``$CXX``, else
+    ``c++``/``g++``/``clang++``/``clang++-15`` on PATH (a full path, or None)."""
+    for c in (os.environ.get("ROCPY_CPUKERN_CXX"), os.environ.get("CXX"), "c++", "g++",
+              "clang++", "clang++-15"):
+        found = shutil.which(c) if c else None
+        if found:
+            return found
+    return None

@@ -13,7 +13,7 @@ from typing import List, Optional
 
 #: Modules providing subcommands, in the order ``--help`` lists them.
 COMMANDS = ("rocpy._cli.info", "rocpy._cli.bench", "rocpy._cli.inspect", "rocpy._cli.selftest",
-            "rocpy._cli.stub")
+            "rocpy._cli.stub", "rocpy._cli.cpukern")
 
 
 def build_parser() -> argparse.ArgumentParser:

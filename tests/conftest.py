@@ -83,16 +83,6 @@ def _project_skip(item) -> str | None:
     return None
 
 
-@pytest.fixture(autouse=True)
-def _forget_cpu_builds():
-    """CPU builds are found by kernel name process-wide on the stub: one test's `vadd`
-    build must not run another test's `vadd` (rocpy.stub.forget_cpu_builds)."""
-    yield
-    stub = sys.modules.get("rocpy._lib_stub")    # loaded: never selects a backend here
-    if stub is not None:
-        stub.lib.rocpy_stub_forget_cpu_builds()
-
-
 def pytest_runtest_setup(item):
     reason = _project_skip(item)
     if reason:

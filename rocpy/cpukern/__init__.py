@@ -14,29 +14,32 @@ CPU meaning; docs/cpu-kernels.md describes what runs and how.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from ..codeobject.bundle import read_bundle
 from ._bundle import BUNDLE_ID, carries_cpu_build, combine, cpu_build_of, write_bundle
-from ._driver import INCLUDE, CpuBuild, CpuCompileError, build, cache_dir, compiler, scan
+from .._toolchain import COMPILE_TIMEOUT_S, find_hipcc
+from ._driver import (INCLUDE, CpuBuild, CpuCompileError, build, cache_dir, compiler, expression,
+                      instantiations, scan)
 
 
 def hipcc_code_object(source: str, target: str, name: str = "program.hip",
                       headers: Mapping[str, str] | None = None, options: Iterable[str] = (),
-                      hipcc: str | None = None) -> bytes:
-    """The AMDGPU code object of ``source`` for ``target`` (``hipcc --genco``)."""
-    from ..hip.program import _find_hipcc
-    exe = hipcc or _find_hipcc()
+                      hipcc: str | None = None, name_expressions: Iterable[str] = ()) -> bytes:
+    """The AMDGPU code object of ``source`` for ``target`` (``hipcc --genco``);
+    ``name_expressions`` (``'scale<float>'``) are instantiated in it."""
+    exe = hipcc or find_hipcc()
     if exe is None:
         raise CpuCompileError("no hipcc found (install hipcc, or set HIPCC or ROCM_PATH)")
     with tempfile.TemporaryDirectory(prefix="rocpy-cpukern-gpu-") as tmp:
         base = os.path.basename(name) or "program.hip"
         src = os.path.join(tmp, base if base.endswith((".hip", ".cpp", ".cu")) else base + ".hip")
         with open(src, "w") as f:
-            f.write(source)
+            f.write(source + "\n" + instantiations(list(name_expressions)))
         for hname, text in (headers or {}).items():
             hpath = os.path.join(tmp, hname)
             os.makedirs(os.path.dirname(hpath), exist_ok=True)
@@ -45,8 +48,12 @@ def hipcc_code_object(source: str, target: str, name: str = "program.hip",
         out = os.path.join(tmp, "out.hsaco")
         cmd = [exe, "--genco", "-include", "hip/hip_runtime.h", *options,
                f"--offload-arch={target}", f"-I{tmp}", src, "-o", out]
-        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp,
-                              env=dict(os.environ, HIP_PLATFORM="amd"))
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp,
+                                  env=dict(os.environ, HIP_PLATFORM="amd"),
+                                  timeout=COMPILE_TIMEOUT_S)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise CpuCompileError(f"hipcc failed for {target}: {exc}") from None
         log = (proc.stdout + proc.stderr).replace(tmp + os.sep, "")
         if proc.returncode != 0 or not os.path.exists(out):
             raise CpuCompileError(f"hipcc failed for {target}:\n{log.strip()}", log)
@@ -67,8 +74,9 @@ def gpu_code_object(data: bytes, target: str) -> bytes:
 
 def build_combined(source: str, targets: Iterable[str], name: str = "program.hip",
                    headers: Mapping[str, str] | None = None, options: Iterable[str] = (),
-                   hipcc: str | None = None) -> bytes:
-    """One file holding ``source``'s code objects for ``targets`` (hipcc) and its CPU build.
+                   hipcc: str | None = None, name_expressions: Iterable[str] = ()) -> bytes:
+    """One file holding ``source``'s code objects for ``targets`` (hipcc) and its CPU build;
+    ``name_expressions`` (``'scale<float>'``) add kernels to both: template instantiations.
 
     ``Module.load`` of it on the stub runs the CPU build; ROCm runtimes load the
     code object for their GPU and ignore the CPU entry (its kind is none they read).
@@ -79,24 +87,32 @@ def build_combined(source: str, targets: Iterable[str], name: str = "program.hip
     if not targets:
         raise ValueError("targets: give at least one GPU target (e.g. 'gfx90a')")
     opts = [str(o) for o in options]
-    cpu = build(source, name, dict(headers or {}), opts)
-    gpu = {t: hipcc_code_object(source, t, name, headers, opts, hipcc) for t in targets}
+    exprs = [str(e) for e in name_expressions]
+    cpu = build(source, name, dict(headers or {}), opts, exprs)
+    gpu = {t: hipcc_code_object(source, t, name, headers, opts, hipcc, exprs) for t in targets}
     return combine(cpu.data, gpu)
 
 
-def offer_to_stub(data: bytes) -> bool:
-    """On the stub, load the CPU build ``data`` (a combined file) carries; whether it had one.
+@contextlib.contextmanager
+def offer_to_stub(data: bytes) -> Iterator[bool]:
+    """On the stub, offer the CPU build ``data`` (a combined file) carries while the block
+    runs; yields whether it had one.
 
-    Loaders that hand the stub only the chosen code object (HSA executables) call this
-    first; HIP modules pass the whole file and the stub finds it itself."""
+    Loaders that hand the stub only the chosen code object (HSA executables) load it
+    inside the block: a code object equal to one of the file's GPU code objects then
+    holds the build.  HIP modules pass the whole file and the stub finds it itself."""
     from .. import _backend
     backend = _backend.current()
     if backend.name != "stub" or not carries_cpu_build(data):
-        return False
-    backend.lib.rocpy_stub_offer_cpu_build(backend.ffi.from_buffer(bytes(data)), len(data))
-    return True
+        yield False
+        return
+    offer = backend.lib.rocpy_stub_offer_cpu_build(backend.ffi.from_buffer(bytes(data)), len(data))
+    try:
+        yield offer != backend.ffi.NULL
+    finally:
+        backend.lib.rocpy_stub_release_cpu_build(offer)
 
 
 __all__ = ["offer_to_stub", "BUNDLE_ID", "carries_cpu_build", "CpuBuild", "CpuCompileError", "INCLUDE", "build", "build_combined",
-           "cache_dir", "combine", "compiler", "cpu_build_of", "gpu_code_object", "hipcc_code_object", "scan",
+           "cache_dir", "combine", "compiler", "cpu_build_of", "expression", "instantiations", "gpu_code_object", "hipcc_code_object", "scan",
            "write_bundle"]

@@ -12,10 +12,11 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
+
+from .._toolchain import COMPILE_TIMEOUT_S, find_cxx
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 INCLUDE = os.path.join(os.path.dirname(_HERE), "_native", "cpukern", "include")
@@ -26,6 +27,8 @@ FLAGS = ("-std=c++17", "-O2", "-fPIC", "-shared", "-pthread",
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _STRINGS = re.compile(r'"(?:\\.|[^"\\\n])*"')
 _KERNEL = re.compile(r"__global__\b((?:[^;{}()]|\([^()]*\))*?)\bvoid\s+(\w+)\s*\(")
+#: ``template __global__ void k<float>(float *);``: an explicit instantiation is a kernel
+_INSTANTIATION = re.compile(r"\btemplate\s+__global__\s+void\s+(\w+\s*<[^;{}()]*>)\s*\(")
 _TEMPLATE_BEFORE = re.compile(r"template\s*<[^;{}]*>\s*(?:extern\s+\"C\"\s*)?$")
 _FIBERS = re.compile(r"\b(__syncthreads\w*|__syncwarp|__shfl\w*|__ballot\w*|__any\w*|__all\w*|"
                      r"__activemask)\b")
@@ -122,12 +125,45 @@ def scan(source: str, name: str = "program.hip") -> tuple[tuple[str, ...], dict[
     return tuple(kernels), _needs_fibers(code, kernels)
 
 
-def generate(source: str, name: str, kernels: tuple[str, ...], fibers: dict[str, bool]) -> str:
-    """The translation unit: the header, the source, the kernel table."""
+def expression(name_expression: str) -> str:
+    """A name expression (``'scale<float>'``, ``'&scale<float>'``) as the kernel table and
+    hiprtcGetLoweredName know it: without the ``&`` and the outer blanks."""
+    return name_expression.strip().lstrip("&").strip()
+
+
+def instantiations(name_expressions: tuple[str, ...] | list[str]) -> str:
+    """Source that makes each name expression's kernel exist (a template's instantiation):
+    a host pointer to it, which hipcc's device pass also emits (as hipRTC's own does)."""
+    return "".join(f"static const void *__rocpy_name_expression_{i} __attribute__((used)) = "
+                   f"reinterpret_cast<const void *>(&{expression(e)});\n"
+                   for i, e in enumerate(name_expressions))
+
+
+def _fibers_of(expr: str, code: str, cache: dict[str, bool]) -> bool:
+    base = re.match(r"\s*(?:::)?((?:\w+::)*)(\w+)", expr)
+    ident = base.group(2) if base else expr
+    if ident not in cache:
+        cache.update(_needs_fibers(code, [ident]))
+    return cache[ident]
+
+
+def generate(source: str, name: str, kernels: tuple[str, ...], fibers: dict[str, bool],
+             name_expressions: tuple[str, ...] = ()) -> str:
+    """The translation unit: the header, the source, the kernel table (the kernels
+    found, then one row per name expression: a template kernel's instantiation)."""
     body = _DYNAMIC_SHARED.sub(lambda m: f"{m.group(1)} *{m.group(2)} = "
                                f"({m.group(1)} *)::rocpy_cpu::dynamic_shared();", source)
     rows = "".join(f"    ROCPY_CPU_KERNEL({k}, {'true' if fibers[k] else 'false'}),\n"
                    for k in kernels)
+    code, cache = _strip(source), dict(fibers)
+    for e in dict.fromkeys(expression(x) for x in name_expressions):
+        if e in kernels:
+            continue
+        f = "true" if _fibers_of(e, code, cache) else "false"
+        quoted_e = e.replace("\\", "\\\\").replace('"', '\\"')
+        rows += (f'    {{"{quoted_e}", (const void *)&{e}, [](rocpy_cpukern_launch_t *L) '
+                 f"{{ return ::rocpy_cpu::launcher<&{e}>::run(L, {f}); }}}},\n")
+    count = rows.count("\n")
     quoted = name.replace("\\", "\\\\").replace('"', '\\"')
     return (f'#include "hip_cpu.h"\n#line 1 "{quoted}"\n{body}\n'
             "#line 1 \"<rocpy cpukern table>\"\n"
@@ -135,18 +171,17 @@ def generate(source: str, name: str, kernels: tuple[str, ...], fibers: dict[str,
             f"{rows}    {{nullptr, nullptr, nullptr}}\n}};\n"
             'extern "C" __attribute__((visibility("default"))) const rocpy_cpukern_kernel_t *\n'
             "rocpy_cpukern_kernels(size_t *n) {\n"
-            f"    *n = {len(kernels)};\n    return rocpy_cpukern_table;\n}}\n"
+            f"    *n = {count};\n    return rocpy_cpukern_table;\n}}\n"
             'extern "C" __attribute__((visibility("default"))) int rocpy_cpukern_abi(void) '
             "{ return ROCPY_CPUKERN_ABI; }\n")
 
 
 def compiler() -> str:
-    """The host C++ compiler: ``$ROCPY_CPUKERN_CXX``, ``$CXX``, else c++/g++/clang++."""
-    for c in (os.environ.get("ROCPY_CPUKERN_CXX"), os.environ.get("CXX"), "c++", "g++",
-              "clang++", "clang++-15"):
-        if c and shutil.which(c):
-            return shutil.which(c) or c
-    raise CpuCompileError("no host C++ compiler found (install g++, or set ROCPY_CPUKERN_CXX)")
+    """The host C++ compiler (`rocpy._toolchain.find_cxx`); `CpuCompileError` if none."""
+    cxx = find_cxx()
+    if cxx is None:
+        raise CpuCompileError("no host C++ compiler found (install g++, or set ROCPY_CPUKERN_CXX)")
+    return cxx
 
 
 def cache_dir() -> str:
@@ -167,17 +202,21 @@ def _header_digest() -> bytes:
 
 
 def build(source: str, name: str = "program.hip", headers: dict[str, str] | None = None,
-          options: tuple[str, ...] | list[str] = ()) -> CpuBuild:
+          options: tuple[str, ...] | list[str] = (),
+          name_expressions: tuple[str, ...] | list[str] = ()) -> CpuBuild:
     """Compile ``source`` (HIP device code) into a CPU build; see the module docstring.
 
     ``headers`` maps include names to text (as `rocpy.hip.Program`); ``options``
     are passed on to the compiler where they mean something to it (``-D``, ``-I``,
     ``-U``, ``-O``), others (``--offload-arch`` and the like) are dropped.
+    ``name_expressions`` (``'scale<float>'``) add kernels: template instantiations.
     """
     if not isinstance(source, str):
         raise TypeError(f"source must be str, not {type(source).__name__}")
     kernels, fibers = scan(source, name)
-    unit = generate(source, name, kernels, fibers)
+    exprs = tuple(str(e) for e in name_expressions) + tuple(
+        m.group(1) for m in _INSTANTIATION.finditer(_strip(source)))
+    unit = generate(source, name, kernels, fibers, exprs)
     cxx = compiler()
     opts = [o for o in options if o.startswith(("-D", "-U", "-I", "-O", "-std="))]
     key = hashlib.sha256()
@@ -203,7 +242,11 @@ def build(source: str, name: str = "program.hip", headers: dict[str, str] | None
         tmp_out = os.path.join(tmp, "unit.so")
         cmd = [cxx, *FLAGS, *opts, f"-I{tmp}", f"-I{INCLUDE}", f"-I{ABI_HEADER}", src,
                "-o", tmp_out]
-        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp,
+                                  timeout=COMPILE_TIMEOUT_S)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise CpuCompileError(f"the CPU build of {name} failed: {cxx}: {exc}") from None
         log = (proc.stdout + proc.stderr).replace(tmp + os.sep, "")
         if proc.returncode != 0:
             raise CpuCompileError(f"the CPU build of {name} failed:\n{log.strip()}", log)

@@ -12,10 +12,14 @@
 
 With hipRTC (``hiprtc.h``) where the backend has it: for the device's target
 (``--offload-arch=<target id>``; ``--gpu-architecture=compute_XY`` on
-nvidia).  Where it has none (the stub; Debian ROCm builds without hipRTC,
-whose ``hiprtcCreateProgram`` is in `rocpy.hip.missing`), the installed
-``hipcc --genco`` compiles instead; on the stub the source is also built for
-the CPU (`rocpy.cpukern`) and carried in the same file, so the kernels run.  A failed compilation raises
+nvidia).  The stub's hipRTC compiles with rocpy's compiler driver
+(``rocpy cpukern build``: hipcc's code object and the CPU build of
+`rocpy.cpukern` in one file, so the kernels run; C programs on the drop-in
+libraries get the same).  Where there is no hipRTC (Debian ROCm builds
+without it, whose ``hiprtcCreateProgram`` is in `rocpy.hip.missing`), the
+installed ``hipcc --genco`` compiles instead.  ``name_expressions``
+(``'scale<float>'``) instantiate template kernels; ``lowered_names`` maps each
+to its kernel's name in the module.  A failed compilation raises
 `rocpy.HiprtcError` (``HIPRTC_ERROR_COMPILATION``) with the compiler's log in
 the message and in ``.log``; no compiler at all raises
 `rocpy.NotSupportedError`.  Use ``extern "C"`` to keep kernel names unmangled.
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -67,37 +72,46 @@ class Program:
         self.log: str = ""
         self.code: bytes | None = None
         self.compiler: str | None = None
+        #: name expression -> the kernel's (mangled) name, after `compile`
+        self.lowered_names: dict[str, str] = {}
 
     def __repr__(self) -> str:
         return f"<Program {self.name} ({len(self.source)} chars)>"
 
     def _use_hiprtc(self) -> bool:
         a = api()
-        return a.name != "stub" and a.has("hiprtcCreateProgram") and \
-            a.has("hiprtcCompileProgram")
+        return a.has("hiprtcCreateProgram") and a.has("hiprtcCompileProgram")
 
-    def compile(self, device: Any = None, options: Iterable[str] = ()) -> Module:
+    def compile(self, device: Any = None, options: Iterable[str] = (), *,
+                name_expressions: Iterable[str] = ()) -> Module:
         """Compile for ``device`` (default: current) and load the result as a `Module`.
 
         Args:
             device: The `Device` (or its index) to compile for; None: the current one.
             options: Compiler options (``-O3``, ``-DNAME=1``, ...), passed as given.
+            name_expressions: Kernels to instantiate (``'scale<float>'``, hipRTC's name
+                expressions); their names in the module are in ``lowered_names`` after.
 
         Returns:
             The `Module` of the compiled code (also in ``self.code``, as bytes).
 
         Raises:
             rocpy.HiprtcError: the compilation failed; ``.log`` has the compiler's output.
-            rocpy.NotSupportedError: the backend has no hipRTC and no hipcc was found.
+            rocpy.NotSupportedError: the backend has no hipRTC and no hipcc was found, or
+                has no hipRTC and ``name_expressions`` were given.
         """
         dev = as_device(device)
         opts = [str(o) for o in options]
+        exprs = [str(e) for e in name_expressions]
         if self._use_hiprtc():
-            code = self._hiprtc(dev, opts)
+            if api().name == "stub":
+                # the stub's hipRTC runs rocpy's driver: this interpreter, this rocpy
+                os.environ.setdefault("ROCPY_PYTHON", sys.executable)
+            code = self._hiprtc(dev, opts, exprs)
+        elif exprs:
+            raise NotSupportedError("name_expressions need hipRTC, which this backend lacks")
         else:
             code = self._hipcc(dev, opts)
-            if api().name == "stub":
-                code = self._with_cpu_build(code, dev, opts)
         self.code = code
         # extern "C" kernels' names carry no types: take them from the declarations
         declared = {name: (types, False)
@@ -106,7 +120,7 @@ class Program:
 
     # ---- hipRTC ---------------------------------------------------------------------
 
-    def _hiprtc(self, dev: Any, opts: list[str]) -> bytes:
+    def _hiprtc(self, dev: Any, opts: list[str], exprs: list[str]) -> bytes:
         a = api()
         ffi, lib = a.ffi, a.lib
         if a.name == "nvidia":
@@ -125,6 +139,11 @@ class Program:
             raise hiprtc_error(st, "hiprtcCreateProgram")
         self.compiler = "hiprtc"
         try:
+            c_exprs = [ffi.new("char[]", e.encode()) for e in exprs]
+            for e in c_exprs:
+                st = lib.hiprtcAddNameExpression(prog[0], e)
+                if st:
+                    raise hiprtc_error(st, "hiprtcAddNameExpression")
             c_opts = [ffi.new("char[]", o.encode()) for o in opts]
             st = lib.hiprtcCompileProgram(prog[0], len(c_opts),
                                           ffi.new("char *[]", c_opts) if c_opts else ffi.NULL)
@@ -143,6 +162,13 @@ class Program:
             st = lib.hiprtcGetCode(prog[0], buf)
             if st:
                 raise hiprtc_error(st, "hiprtcGetCode")
+            lowered = ffi.new("const char **")
+            self.lowered_names = {}
+            for e, c_e in zip(exprs, c_exprs):
+                st = lib.hiprtcGetLoweredName(prog[0], c_e, lowered)
+                if st:
+                    raise hiprtc_error(st, "hiprtcGetLoweredName")
+                self.lowered_names[e] = ffi.string(lowered[0]).decode()
             return bytes(ffi.buffer(buf, size[0]))
         finally:
             lib.hiprtcDestroyProgram(prog)
@@ -156,19 +182,6 @@ class Program:
         if a.lib.hiprtcGetProgramLog(prog, buf):
             return ""
         return a.ffi.string(buf).decode("utf-8", "replace")
-
-    # ---- the stub: the CPU build next to the code object ------------------------------
-
-    def _with_cpu_build(self, code: bytes, dev: Any, opts: list[str]) -> bytes:
-        """``code`` and the source's CPU build (`rocpy.cpukern`) in one bundle, which the
-        stub's module loader picks up: the kernels then run the real source."""
-        from .. import cpukern
-        try:
-            cpu = cpukern.build(self.source, self.name, self.headers, opts)
-        except cpukern.CpuCompileError as exc:
-            raise _compile_error("rocpy cpukern", exc.log) from None
-        elf = cpukern.gpu_code_object(code, dev.target_id)
-        return cpukern.combine(cpu.data, {dev.target_id: elf})
 
     # ---- hipcc ----------------------------------------------------------------------
 

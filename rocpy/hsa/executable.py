@@ -66,10 +66,6 @@ def _destroy(lib: Any, executable: Any, reader: Any, _data: Any) -> None:
         raise hsa_error(st2, "hsa_code_object_reader_destroy")
 
 
-def _offer_cpu_build(data: bytes) -> None:
-    """On the stub, the CPU build of a combined file (rocpy.cpukern) runs its kernels."""
-    from ..cpukern import offer_to_stub
-    offer_to_stub(data)
 
 
 class Executable(Handle):
@@ -140,9 +136,11 @@ class Executable(Handle):
         if isinstance(source, (str, os.PathLike)):
             with open(source, "rb") as f:
                 source = f.read()
-        if isinstance(source, (bytes, bytearray, memoryview)):
-            _offer_cpu_build(bytes(source))
-        return cls(agent, codeobject.load(source).select(target))
+        from ..cpukern import offer_to_stub
+        code = codeobject.load(source).select(target)
+        # on the stub, the CPU build of a combined file (rocpy.cpukern) runs its kernels
+        with offer_to_stub(bytes(source)):
+            return cls(agent, code)
 
     def close(self, stream: Any = None) -> None:
         """Destroy the executable once no `Kernel` of it is alive (now if none is)."""

@@ -6,10 +6,12 @@ Only meaningful on the ``stub`` backend; every function raises
 """
 from __future__ import annotations
 
-from .control import (Dispatch, aql_overlap, clear_faults, device_count, forget_cpu_builds,
-                      hsa_busy_wait_ns, inject, last_memcpy_kind, live_allocations, register_kernel, take_failures, unregister_kernel, use_builtin)
+from .control import (Dispatch, aql_overlap, clear_faults, cpu_builds, device_count, hsa_busy_wait_ns, inject,
+                      last_memcpy_kind, live_allocations, register_kernel, take_failures, unregister_kernel,
+                      use_builtin)
 from .version import Rule, built_hsa_version, built_version, hsa_version, rocm_version, rules
 
-__all__ = ["Dispatch", "Rule", "aql_overlap", "built_hsa_version", "built_version", "clear_faults", "device_count",
-           "forget_cpu_builds", "hsa_busy_wait_ns", "hsa_version", "inject", "last_memcpy_kind", "live_allocations", "register_kernel", "rocm_version", "rules",
+__all__ = ["Dispatch", "Rule", "aql_overlap", "built_hsa_version", "built_version", "clear_faults", "cpu_builds",
+           "device_count", "hsa_busy_wait_ns", "hsa_version", "inject", "last_memcpy_kind", "live_allocations",
+           "register_kernel", "rocm_version", "rules",
            "take_failures", "unregister_kernel", "use_builtin"]

@@ -156,13 +156,12 @@ def use_builtin(name: str, on: bool = True) -> None:
         raise ValueError(f"the stub has no built-in emulation named {name!r}")
 
 
-def forget_cpu_builds() -> None:
-    """Forget the CPU builds of kernels (`rocpy.cpukern`) loaded so far.  The stub finds
-    them by kernel name for the whole process, so code that loads modules of the same
-    kernel names in turn (tests) calls this between them; modules loaded again offer
-    their builds again."""
+def cpu_builds() -> int:
+    """CPU builds of kernels (`rocpy.cpukern`) some loaded code object holds now: a HIP
+    module, a registered fat binary or an HSA executable.  Each dispatch runs the build of
+    the code object it was launched from; unloading the last holder drops the build."""
     _, lib = _stub()
-    lib.rocpy_stub_forget_cpu_builds()
+    return int(lib.rocpy_stub_cpu_builds())
 
 
 def unregister_kernel(name: str) -> None:

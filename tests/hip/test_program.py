@@ -1,4 +1,4 @@
-"""rocpy.hip.Program: run-time compilation (hipcc on the stub) into a Module."""
+"""rocpy.hip.Program: run-time compilation (hipRTC; on the stub, rocpy's driver) into a Module."""
 from __future__ import annotations
 
 import numpy as np
@@ -88,11 +88,29 @@ def test_compile_error_carries_the_log(dev, compiler):
 
 
 def test_no_compiler_is_not_supported(dev, monkeypatch):
+    """A backend without hipRTC (Debian's ROCm builds) and no hipcc."""
     if rocpy.backend().name != "stub":
         pytest.skip("the stub's compiler path")
+    monkeypatch.setattr(program_module.Program, "_use_hiprtc", lambda self: False)
     monkeypatch.setattr(program_module, "_find_hipcc", lambda: None)
     with pytest.raises(rocpy.NotSupportedError, match="hipcc"):
         hip.Program(SCALE).compile(dev)
+    with pytest.raises(rocpy.NotSupportedError, match="name_expressions need hipRTC"):
+        hip.Program(SCALE).compile(dev, name_expressions=["scale"])
+
+
+@pytest.mark.stub_only
+def test_the_stubs_hiprtc_without_compilers_fails_with_a_log(dev, monkeypatch):
+    """The stub's hipRTC runs rocpy's driver, which finds neither compiler on an empty PATH."""
+    import sys
+    monkeypatch.setenv("ROCPY_PYTHON", sys.executable)
+    monkeypatch.setenv("PATH", "")
+    for var in ("HIPCC", "ROCM_PATH", "CXX", "ROCPY_CPUKERN_CXX"):
+        monkeypatch.delenv(var, raising=False)
+    with pytest.raises(rocpy.HiprtcError) as info:
+        hip.Program(SCALE).compile(dev)
+    assert info.value.name == "HIPRTC_ERROR_COMPILATION"
+    assert "no host C++ compiler found" in info.value.log
 
 
 @pytest.mark.stub_only
@@ -128,6 +146,8 @@ def test_a_hung_hipcc_is_abandoned(dev, tmp_path, monkeypatch):
     hung.chmod(0o755)
     monkeypatch.setenv("HIPCC", str(hung))
     monkeypatch.setattr(program_module, "COMPILE_TIMEOUT_S", 1)
+    # the hipcc path of backends without hipRTC (the stub's hipRTC runs rocpy's driver)
+    monkeypatch.setattr(program_module.Program, "_use_hiprtc", lambda self: False)
     with pytest.raises(rocpy.HiprtcError, match="hipcc did not finish in 1 s") as info:
         hip.Program(SCALE).compile(dev)
     assert info.value.name == "HIPRTC_ERROR_COMPILATION"

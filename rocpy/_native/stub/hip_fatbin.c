@@ -14,7 +14,9 @@
  * registration, as ihipMallocManaged + memcpy in __hipRegisterManagedVar.
  *
  * Kernels run as every stub kernel does (stub_kernel.c's lookup order):
- * registration gives them a name and a launch path, not a way to execute. */
+ * registration gives them a name and a launch path, not a way to execute;
+ * the CPU build their module runs is the one beside the program
+ * (stub_cpukern_program_build: hipcc's bundle carries none). */
 #include <stdio.h>
 #include <string.h>
 
@@ -151,8 +153,12 @@ void __hipUnregisterFatBinary(void **modules) {
 /* the fat binary's module for `device`, loaded once (lock held) */
 static hipError_t module_for(fatbin_t *fb, int device, hipModule_t *out) {
     if (device < 0 || device >= STUB_MAX_DEVICES || !hip_dev(device)) return hipErrorInvalidDevice;
-    if (!fb->modules[device] && fb->status[device] == hipSuccess)
+    if (!fb->modules[device] && fb->status[device] == hipSuccess) {
         fb->status[device] = hip_module_load_image(&fb->modules[device], fb->image, device);
+        /* hipcc's bundle has no CPU build: the one beside the program, if any */
+        if (fb->status[device] == hipSuccess)
+            hip_module_adopt_cpu_build(fb->modules[device], stub_cpukern_program_build());
+    }
     *out = fb->modules[device];
     return fb->status[device];
 }

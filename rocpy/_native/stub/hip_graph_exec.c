@@ -200,7 +200,7 @@ static hipError_t check_kernels(const struct hipGraphExec *x) {
         rocpy_stub_kernel_fn fn;
         void *user;
         if (x->nodes[i].type == hipGraphNodeTypeKernel &&
-            !stub_kernel_lookup(x->nodes[i].p.kernel.name, &fn, &user))
+            !stub_kernel_lookup(x->nodes[i].p.kernel.name, x->nodes[i].p.kernel.cpu, &fn, &user))
             return hipErrorLaunchFailure;
     }
     return hipSuccess;

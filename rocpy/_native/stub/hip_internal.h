@@ -340,11 +340,17 @@ typedef struct hip_launch {
     uint32_t num_buffers;             /* global buffer arguments (the first 64) */
     uint32_t buffer_offsets[HIP_LAUNCH_MAX_BUFFERS];
     uint64_t peers;                   /* the device's peer access when it was enqueued */
+    const struct stub_cpu_build *cpu; /* its module's CPU build, or NULL (never freed) */
 } hip_launch_t;
 
 /* hipErrorInvalidHandle unless f is a function of a loaded module; out may
  * be NULL. */
 hipError_t hip_function_resolve(hipFunction_t f, struct ihipModuleSymbol_t **out);
+/* The CPU build of a loaded module's code object, or NULL (hip_module.c). */
+const struct stub_cpu_build *hip_module_cpu_build(const struct ihipModule_t *m);
+/* Give a module whose code object has no CPU build `b` (a reference, which
+ * it takes; released if it has one). */
+void hip_module_adopt_cpu_build(struct ihipModule_t *m, struct stub_cpu_build *b);
 /* Validate and pack (hipamd's ihipLaunchKernel_validate + argument capture). */
 hipError_t hip_launch_prepare(hipFunction_t f, const uint32_t global[3],
                               const uint32_t block[3], uint32_t shared_bytes,

@@ -118,6 +118,7 @@ hipError_t hip_launch_prepare(hipFunction_t f, const uint32_t global[3], const u
     memcpy(out->grid, global, sizeof out->grid);
     memcpy(out->block, block, sizeof out->block);
     out->group_segment = k->group_segment_fixed_size + shared_bytes;
+    out->cpu = hip_module_cpu_build(sym->module);
     out->device = device;
     return hipSuccess;
 }
@@ -173,7 +174,7 @@ static void run_kernel(hip_op_t *op) {
                    "Memory access fault by GPU node-%d on kernel %s (injected)", l->device + 1, l->name);
     uint64_t address = unmapped_buffer(l);
     if (address) memory_fault(l, address);
-    int rc = stub_kernel_run_mapped(&d, l->peers, &address);
+    int rc = stub_kernel_run_mapped(&d, l->cpu, l->peers, &address);
     if (rc == STUB_KERNEL_MEMORY_FAULT) memory_fault(l, address);
     /* A trap fails the device's HSA queue (HSA_STATUS_ERROR_EXCEPTION); ROCclr's
      * queue callback (rocdevice.cpp callbackQueue) prints and aborts the process */
@@ -206,7 +207,7 @@ static void fini_kernel(hip_op_t *op) { free(HIP_OP_DATA(op, hip_launch_t)->kern
 hipError_t hip_launch_enqueue(hip_stream_t *s, const hip_launch_t *l) {
     rocpy_stub_kernel_fn fn;
     void *user;
-    if (!stub_kernel_lookup(l->name, &fn, &user)) return hipErrorLaunchFailure;
+    if (!stub_kernel_lookup(l->name, l->cpu, &fn, &user)) return hipErrorLaunchFailure;
     if (stub_fault_fire(ROCPY_STUB_FAULT_QUEUE_ERROR)) return hipErrorLaunchFailure;
     hip_op_t *op = hip_op_new(run_kernel, sizeof(hip_launch_t));
     if (!op) return hipErrorOutOfMemory;

@@ -31,6 +31,15 @@ hipError_t hip_function_resolve(hipFunction_t f, struct ihipModuleSymbol_t **out
     return hipSuccess;
 }
 
+const struct stub_cpu_build *hip_module_cpu_build(const struct ihipModule_t *m) {
+    return m && m->co ? m->co->cpu : NULL;
+}
+
+void hip_module_adopt_cpu_build(struct ihipModule_t *m, struct stub_cpu_build *b) {
+    if (m && m->co && !m->co->cpu) m->co->cpu = b;
+    else stub_cpukern_release(b);
+}
+
 static void module_free(struct ihipModule_t *m) {
     if (m->co) {
         for (uint32_t i = 0; i < m->co->num_kernels; i++) hip_registry_remove(&functions, &m->funcs[i]);

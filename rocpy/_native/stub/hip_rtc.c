@@ -1,33 +1,71 @@
-/* hiprtc (hipamd src/hiprtc/hiprtc.cpp at rocm-5.2.3) without a compiler.
+/* hiprtc (hipamd src/hiprtc/hiprtc.cpp at rocm-5.2.3) on the stub.
  *
- * Programs are created, hold their source, headers and name expressions, and
- * are destroyed as in hiprtc; hiprtcCompileProgram always fails with
- * HIPRTC_ERROR_COMPILATION and a log that says why (the stub carries no
- * compiler: hip_unsupported.c lists it).  So, as in hiprtc after a failed
- * compile, the code is empty and no name expression has a lowered name.
+ * Programs hold their source, headers and name expressions as in hiprtc;
+ * hiprtcCompileProgram compiles with rocpy's compiler driver
+ * (hip_rtc_compile.c): the code is one bundle of the GPU code object
+ * (hipcc) and the CPU build (rocpy.cpukern), which the stub's module loader
+ * runs, and each name expression's lowered name is its kernel's symbol in
+ * the CPU build (the same Itanium mangling as the GPU code object's).  As in
+ * hiprtc, a failed compile leaves the code empty and no lowered names.
  * Handles are checked against a registry (hiprtc casts any pointer). */
+#define _GNU_SOURCE  /* strdup */
+#include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <hip/hiprtc.h>
 
 #include "hip_internal.h"
+#include "hip_rtc.h"
 
 #define RTC_MAGIC 0x52544350u
 
 typedef struct stub_rtc_program {
     uint32_t magic;
+    char *source, *name;
+    int num_headers;
+    char **headers, **include_names;
+    int num_expressions;
+    char **expressions;
+    char **lowered;                   /* per expression, after a compile; NULL: none */
+    bool compiled;
     char *log;                        /* NUL-terminated; size includes the NUL */
+    void *code;
+    size_t code_size;
 } stub_rtc_program_t;
 
 static hip_registry_t programs = HIP_REGISTRY_INIT;
 
-static const char COMPILE_LOG[] =
-    "rocpy stub: hiprtc cannot compile here (the stub carries no compiler); "
-    "compile with hipcc or on a ROCm runtime\n";
-
 static stub_rtc_program_t *program(hiprtcProgram p) {
     return p && hip_registry_contains(&programs, p) ? (stub_rtc_program_t *)(void *)p : NULL;
+}
+
+static void free_strings(char **v, int n) {
+    for (int i = 0; v && i < n; i++) free(v[i]);
+    free(v);
+}
+
+static void program_free(stub_rtc_program_t *p) {
+    free(p->source);
+    free(p->name);
+    free_strings(p->headers, p->num_headers);
+    free_strings(p->include_names, p->num_headers);
+    free_strings(p->lowered, p->num_expressions);
+    free_strings(p->expressions, p->num_expressions);
+    free(p->log);
+    free(p->code);
+    free(p);
+}
+
+static char **copy_strings(char *const *v, int n) {
+    char **out = calloc(n ? (size_t)n : 1, sizeof *out);
+    for (int i = 0; out && i < n; i++)
+        if (!(out[i] = strdup(v[i]))) {
+            free_strings(out, i);
+            return NULL;
+        }
+    return out;
 }
 
 const char *hiprtcGetErrorString(hiprtcResult result) {
@@ -54,7 +92,6 @@ hiprtcResult hiprtcVersion(int *major, int *minor) {
 hiprtcResult hiprtcCreateProgram(hiprtcProgram *prog, const char *src, const char *name,
                                  int numHeaders, ROCPY_ARG_hiprtcCreateProgram__headers headers,
                                  ROCPY_ARG_hiprtcCreateProgram__headers includeNames) {
-    (void)name;
     if (!prog) return HIPRTC_ERROR_INVALID_PROGRAM;
     if (numHeaders < 0) return HIPRTC_ERROR_INVALID_INPUT;
     if (numHeaders && (!headers || !includeNames)) return HIPRTC_ERROR_INVALID_INPUT;
@@ -64,8 +101,14 @@ hiprtcResult hiprtcCreateProgram(hiprtcProgram *prog, const char *src, const cha
     stub_rtc_program_t *p = calloc(1, sizeof *p);
     if (!p) return HIPRTC_ERROR_PROGRAM_CREATION_FAILURE;
     p->magic = RTC_MAGIC;
-    if (!hip_registry_add(&programs, p)) {
-        free(p);
+    p->num_headers = numHeaders;
+    p->source = strdup(src);
+    p->name = name ? strdup(name) : NULL;
+    p->headers = copy_strings((char *const *)headers, numHeaders);
+    p->include_names = copy_strings((char *const *)includeNames, numHeaders);
+    if (!p->source || (name && !p->name) || !p->headers || !p->include_names ||
+        !hip_registry_add(&programs, p)) {
+        program_free(p);
         return HIPRTC_ERROR_PROGRAM_CREATION_FAILURE;
     }
     *prog = (hiprtcProgram)(void *)p;
@@ -76,8 +119,7 @@ hiprtcResult hiprtcDestroyProgram(hiprtcProgram *prog) {
     if (!prog) return HIPRTC_ERROR_INVALID_INPUT;
     stub_rtc_program_t *p = program(*prog);
     if (!p || !hip_registry_remove(&programs, p)) return HIPRTC_ERROR_INVALID_PROGRAM;
-    free(p->log);
-    free(p);
+    program_free(p);
     return HIPRTC_SUCCESS;
 }
 
@@ -85,7 +127,48 @@ hiprtcResult hiprtcAddNameExpression(hiprtcProgram prog, const char *name_expres
     stub_rtc_program_t *p = program(prog);
     if (!p) return HIPRTC_ERROR_INVALID_PROGRAM;
     if (!name_expression) return HIPRTC_ERROR_INVALID_INPUT;
+    char **v = realloc(p->expressions, (size_t)(p->num_expressions + 1) * sizeof *v);
+    if (!v) return HIPRTC_ERROR_OUT_OF_MEMORY;
+    p->expressions = v;
+    if (!(v[p->num_expressions] = strdup(name_expression))) return HIPRTC_ERROR_OUT_OF_MEMORY;
+    char **lowered = realloc(p->lowered, (size_t)(p->num_expressions + 1) * sizeof *lowered);
+    if (!lowered) {
+        free(v[p->num_expressions]);
+        return HIPRTC_ERROR_OUT_OF_MEMORY;
+    }
+    p->lowered = lowered;
+    lowered[p->num_expressions++] = NULL;
     return HIPRTC_SUCCESS;
+}
+
+/* "  &scale<float> " -> "scale<float>", as rocpy.cpukern.expression names table rows */
+static void bare_expression(const char *e, char *out, size_t size) {
+    while (isspace((unsigned char)*e)) e++;
+    while (*e == '&') e++;
+    while (isspace((unsigned char)*e)) e++;
+    snprintf(out, size, "%s", e);
+    size_t n = strlen(out);
+    while (n && isspace((unsigned char)out[n - 1])) out[--n] = '\0';
+}
+
+static void lower_names(stub_rtc_program_t *p) {
+    stub_cpu_build_t *b = stub_cpukern_offer_bundle(p->code, p->code_size);
+    for (int i = 0; b && i < p->num_expressions; i++) {
+        char bare[1024];
+        bare_expression(p->expressions[i], bare, sizeof bare);
+        const char *sym = stub_cpukern_symbol(b, bare);
+        p->lowered[i] = sym ? strdup(sym) : NULL;
+    }
+    stub_cpukern_release(b);
+}
+
+static const char *current_target(char *buf, size_t size) {
+    int dev = 0;
+    hipDeviceProp_t props;
+    if (hipGetDevice(&dev) != hipSuccess || hipGetDeviceProperties(&props, dev) != hipSuccess)
+        return NULL;
+    snprintf(buf, size, "%s", props.gcnArchName);
+    return buf;
 }
 
 hiprtcResult hiprtcCompileProgram(hiprtcProgram prog, int numOptions,
@@ -94,16 +177,39 @@ hiprtcResult hiprtcCompileProgram(hiprtcProgram prog, int numOptions,
     if (!p) return HIPRTC_ERROR_INVALID_PROGRAM;
     if (numOptions < 0 || (numOptions > 0 && !options)) return HIPRTC_ERROR_INVALID_INPUT;
     free(p->log);
-    p->log = strdup(COMPILE_LOG);
-    return p->log ? HIPRTC_ERROR_COMPILATION : HIPRTC_ERROR_OUT_OF_MEMORY;
+    free(p->code);
+    p->log = NULL;
+    p->code = NULL;
+    p->code_size = 0;
+    p->compiled = false;
+    for (int i = 0; i < p->num_expressions; i++) {
+        free(p->lowered[i]);
+        p->lowered[i] = NULL;
+    }
+    char target[256];
+    stub_rtc_input_t in = {p->source, p->name, p->num_headers, p->headers, p->include_names,
+                           numOptions, (const char *const *)options, p->num_expressions,
+                           p->expressions, current_target(target, sizeof target)};
+    hiprtcResult rc = stub_rtc_compile(&in, &p->log, &p->code, &p->code_size);
+    if (rc == HIPRTC_SUCCESS) {
+        p->compiled = true;
+        lower_names(p);
+    }
+    return rc;
 }
 
-/* never compiled: hiprtc's getMangledName finds nothing */
+/* hiprtc's getMangledName: NAME_EXPRESSION_NOT_VALID for an expression that was
+ * not added, or before a successful compile */
 hiprtcResult hiprtcGetLoweredName(hiprtcProgram prog, const char *name_expression,
                                   const char **lowered_name) {
     stub_rtc_program_t *p = program(prog);
     if (!p) return HIPRTC_ERROR_INVALID_PROGRAM;
     if (!name_expression || !lowered_name) return HIPRTC_ERROR_INVALID_INPUT;
+    for (int i = 0; p->compiled && i < p->num_expressions; i++)
+        if (strcmp(p->expressions[i], name_expression) == 0 && p->lowered[i]) {
+            *lowered_name = p->lowered[i];
+            return HIPRTC_SUCCESS;
+        }
     return HIPRTC_ERROR_NAME_EXPRESSION_NOT_VALID;
 }
 
@@ -127,7 +233,7 @@ hiprtcResult hiprtcGetCodeSize(hiprtcProgram prog, size_t *binarySizeRet) {
     stub_rtc_program_t *p = program(prog);
     if (!p) return HIPRTC_ERROR_INVALID_PROGRAM;
     if (!binarySizeRet) return HIPRTC_ERROR_INVALID_INPUT;
-    *binarySizeRet = 0;
+    *binarySizeRet = p->code_size;
     return HIPRTC_SUCCESS;
 }
 
@@ -135,5 +241,6 @@ hiprtcResult hiprtcGetCode(hiprtcProgram prog, char *binaryMem) {
     stub_rtc_program_t *p = program(prog);
     if (!p) return HIPRTC_ERROR_INVALID_PROGRAM;
     if (!binaryMem) return HIPRTC_ERROR_INVALID_INPUT;
+    if (p->code_size) memcpy(binaryMem, p->code, p->code_size);
     return HIPRTC_SUCCESS;
 }

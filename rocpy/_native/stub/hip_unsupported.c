@@ -18,7 +18,7 @@ static const char *const reasons[] = {
     [ROCPY_UNSUPPORTED_VMM] = "virtual memory management: hipamd 5.2's hip_vm.cpp accepts hipMemAddressReserve/hipMemSetAccess/hipMemUnmap without doing anything; the stub refuses instead of pretending to map",
     [ROCPY_UNSUPPORTED_POOLSHARE] = "sharing memory pools between processes: hipamd 5.2's hip_mempool.cpp returns hipSuccess without exporting or importing anything; the stub refuses instead of handing back an unusable handle",
     [ROCPY_UNSUPPORTED_TRACE] = "roctracer's API and activity callbacks: the stub has no tracing layer that would call them",
-    [ROCPY_UNSUPPORTED_RTC] = "hiprtc compilation: the stub carries no compiler (hiprtcCompileProgram returns HIPRTC_ERROR_COMPILATION with a log saying so; rocpy.hip.Program uses the installed hipcc on the stub)",
+    [ROCPY_UNSUPPORTED_RTC] = "hiprtc compilation runs rocpy's compiler driver (hipcc for the code object, the host C++ compiler for the CPU build; hip_rtc_compile.c), not comgr: options only comgr takes (-ffast-math, -mcumode, ...) are dropped, and what a CPU build cannot provide (inline assembly, AMDGPU built-ins, textures) fails with HIPRTC_ERROR_COMPILATION and a log naming it",
     [ROCPY_UNSUPPORTED_IPC_PROCESS] = "IPC memory of another process: the stub's device memory is private to its process, so a handle made elsewhere returns hipErrorNotSupported (handles of this process open; IPC events work across processes)",
 };
 

@@ -207,7 +207,7 @@ static outcome_t dispatch(stub_queue_t *q, const hsa_kernel_dispatch_packet_t *p
     rocpy_stub_dispatch_t d = {k.name, (void *)kernarg, k.kernarg_size, {grid[0], grid[1], grid[2]},
                                {block[0], block[1], block[2]}, p->group_segment_size, q->agent->device};
     uint64_t address;
-    int rc = stub_kernel_run(&d, &address);
+    int rc = stub_kernel_run(&d, k.cpu, &address);
     if (rc == 0) return DONE;
     if (rc == STUB_KERNEL_MEMORY_FAULT) return fault(q, address);
     if (rc < 0)

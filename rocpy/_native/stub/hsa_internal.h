@@ -260,6 +260,7 @@ typedef struct stub_kernel_info {
     struct { uint32_t offset, size; stub_hidden_kind_t kind; } hidden[16];
     uint32_t num_buffers;            /* global buffer arguments */
     uint32_t buffer_offsets[STUB_KERNEL_MAX_BUFFERS];
+    const struct stub_cpu_build *cpu;   /* its code object's CPU build, or NULL (never freed) */
 } stub_kernel_info_t;
 
 bool stub_hsa_kernel_lookup(uint64_t kernel_object, stub_kernel_info_t *info);

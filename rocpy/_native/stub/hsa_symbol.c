@@ -237,6 +237,7 @@ bool stub_hsa_kernel_lookup(uint64_t kernel_object, stub_kernel_info_t *info) {
         kd_fields_t kd = stub_kd_fields(found);
         snprintf(info->name, sizeof info->name, "%s", k->full_name);
         info->agent = found->lco->agent;
+        info->cpu = found->lco->co->cpu;
         info->kernarg_size = kd.kernarg_size;
         info->group_size = kd.group_size;
         info->private_size = kd.private_size;

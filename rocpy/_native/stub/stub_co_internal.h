@@ -70,9 +70,13 @@ int stub_co_target_score(const char *code_target, const char *device_target);
 /* ---- bundles (stub_co_bundle.c) ----------------------------------------- */
 
 bool stub_co_is_bundle(const void *data, size_t size);
-/* stub_cpukern.c: a bundle's rocpy CPU build (if it carries one) is loaded.
- * Weak: the reader is also built alone (tests/stub_c), without it. */
-void stub_cpukern_offer_bundle(const void *data, size_t size) __attribute__((weak));
+/* stub_cpukern.c: the rocpy CPU build a bundle carries (loaded), or the one
+ * offered with a bundle that held this ELF; a reference for the code object
+ * (stub_codeobject_t.cpu), released by stub_codeobject_free.  Weak: the
+ * reader is also built alone (tests/stub_c), without them. */
+stub_cpu_build_t *stub_cpukern_offer_bundle(const void *data, size_t size) __attribute__((weak));
+stub_cpu_build_t *stub_cpukern_for_elf(const void *elf, size_t size) __attribute__((weak));
+void stub_cpukern_release(stub_cpu_build_t *build) __attribute__((weak));
 bool stub_co_is_compressed_bundle(const void *data, size_t size);
 /* Choose the entry serving device_target (NULL: the first amdgcn one); give
  * its byte range in the bundle. */

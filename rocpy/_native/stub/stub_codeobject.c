@@ -21,6 +21,7 @@ const char *stub_co_status_name(stub_co_status_t status) {
 
 void stub_codeobject_free(stub_codeobject_t *co) {
     if (!co) return;
+    if (co->cpu && stub_cpukern_release) stub_cpukern_release(co->cpu);
     stub_co_kernels_free(co->kernels, co->num_kernels);
     free(co->variables);
     free(co->elf);
@@ -164,8 +165,8 @@ stub_co_status_t stub_codeobject_parse(const void *data, size_t size,
     if (!data || !size) return STUB_CO_INVALID;
     if (stub_co_is_compressed_bundle(data, size)) return STUB_CO_UNSUPPORTED;
     uint64_t off = 0, len = size;
-    if (stub_co_is_bundle(data, size)) {
-        if (stub_cpukern_offer_bundle) stub_cpukern_offer_bundle(data, size);
+    bool bundle = stub_co_is_bundle(data, size);
+    if (bundle) {
         stub_co_status_t st = stub_co_bundle_select(data, size, device_target, &off, &len);
         if (st != STUB_CO_OK) return st;
     }
@@ -188,6 +189,8 @@ stub_co_status_t stub_codeobject_parse(const void *data, size_t size,
         stub_codeobject_free(co);
         return st;
     }
+    if (bundle && stub_cpukern_offer_bundle) co->cpu = stub_cpukern_offer_bundle(data, size);
+    else if (!bundle && stub_cpukern_for_elf) co->cpu = stub_cpukern_for_elf(co->elf, co->elf_size);
     *out = co;
     return STUB_CO_OK;
 }

@@ -64,6 +64,9 @@ typedef struct stub_co_variable {
                                       * code object (it points into its ELF copy) */
 } stub_co_variable_t;
 
+/* A CPU build of the code object's kernels (stub_cpukern.c), opaque here. */
+typedef struct stub_cpu_build stub_cpu_build_t;
+
 typedef struct stub_codeobject {
     char target[64];                 /* target id from the ELF, "gfx90a:sramecc+:xnack-" */
     uint32_t version;                /* code object version: 3, 4, 5 */
@@ -72,6 +75,7 @@ typedef struct stub_codeobject {
     stub_co_variable_t *variables;
     void *elf;                       /* a private copy of the ELF image */
     size_t elf_size;
+    stub_cpu_build_t *cpu;           /* its CPU build (a reference), or NULL */
 } stub_codeobject_t;
 
 /* Parse `data` (an offload bundle or a bare ELF).  For a bundle, pick the

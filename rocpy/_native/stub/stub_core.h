@@ -84,6 +84,12 @@ typedef struct stub_alloc {
  * device memory is limited to the device's global_mem_size). */
 int stub_mem_alloc(size_t size, size_t align, stub_mem_kind_t kind, int device,
                    unsigned flags, void **out);
+/* Guard pages behind every allocation ($ROCPY_STUB_GUARD_PAGES; stub_guard.c):
+ * blocks of stub_mem_alloc come from stub_guard_alloc and go back to
+ * stub_guard_free.  align must be at most a page. */
+bool stub_guard_enabled(void);
+void *stub_guard_alloc(size_t size, size_t align);
+void stub_guard_free(void *p);
 /* Track memory the stub did not allocate (registered/locked user memory). */
 int stub_mem_track(void *ptr, size_t size, stub_mem_kind_t kind, int device,
                    unsigned flags);
@@ -132,24 +138,41 @@ bool stub_worker_is_current(stub_worker_t *w);
 /* ---- kernel emulation ------------------------------------------------- */
 
 /* rocpy_stub_dispatch_t and rocpy_stub_kernel_fn live in stub_control.h. */
-/* Look up the emulation of a kernel by its name (without the ".kd" suffix). */
-bool stub_kernel_lookup(const char *name, rocpy_stub_kernel_fn *fn, void **user);
-/* Run the emulation of d->name; returns 0, or -1 if none is registered, or
+typedef struct stub_cpu_build stub_cpu_build_t;   /* stub_codeobject.h */
+/* Look up the emulation of a kernel by its name (without the ".kd" suffix);
+ * `cpu` is the CPU build of the code object it is launched from (NULL: none). */
+bool stub_kernel_lookup(const char *name, const stub_cpu_build_t *cpu, rocpy_stub_kernel_fn *fn,
+                        void **user);
+/* Run the emulation of d->name (`cpu` as for stub_kernel_lookup); returns 0,
+ * or -1 if none is registered, or
  * the emulation's non-zero status.  For STUB_KERNEL_MEMORY_FAULT,
  * *fault_address is the first address out of reach the emulation met
  * (stub_kernel_reach), 0 if it named none; otherwise 0. */
-int stub_kernel_run(const rocpy_stub_dispatch_t *d, uint64_t *fault_address);
+int stub_kernel_run(const rocpy_stub_dispatch_t *d, const stub_cpu_build_t *cpu,
+                    uint64_t *fault_address);
 /* stub_kernel_run where, in addition, tracked memory the GPU d->device does
  * not map (stub_mem_gpu_reaches(a, d->device, peers) is false) is out of
  * reach (HIP launches: another GPU's memory without peer access). */
-int stub_kernel_run_mapped(const rocpy_stub_dispatch_t *d, uint64_t peers,
-                           uint64_t *fault_address);
+int stub_kernel_run_mapped(const rocpy_stub_dispatch_t *d, const stub_cpu_build_t *cpu,
+                           uint64_t peers, uint64_t *fault_address);
 /* Register the C emulations built into the stub (called once at start). */
 void stub_register_builtin_kernels(void);
-/* CPU builds of kernels (stub_cpukern.c): a bundle's CPU build entry is
- * loaded; lookup finds a kernel of a loaded build by name. */
-/* stub_cpukern_offer_bundle: stub_co_internal.h */
-bool stub_cpukern_lookup(const char *name, rocpy_stub_kernel_fn *fn, void **user);
+/* CPU builds of kernels (stub_cpukern.c): a code object's build (loading:
+ * stub_co_internal.h); lookup finds a kernel of build `b` by name. */
+bool stub_cpukern_lookup(const stub_cpu_build_t *b, const char *name, rocpy_stub_kernel_fn *fn,
+                         void **user);
+/* The symbol of build b's kernel `name` as the source names it ("scale<float>"):
+ * mangled, or the name itself for extern "C"; NULL if b has no such kernel.
+ * Owned by the build (which is never freed). */
+const char *stub_cpukern_symbol(const stub_cpu_build_t *b, const char *name);
+/* The CPU build beside the running program (a reference), or NULL: the file
+ * $ROCPY_CPUKERN_BUILD, else <the executable>.cpukern, a bundle `rocpy
+ * cpukern build --cpu-only` writes; read once.  For fat binaries (hipcc
+ * programs), whose bundles hipcc writes without one. */
+stub_cpu_build_t *stub_cpukern_program_build(void);
+/* The CPU build of a bundle (a reference; stub_cpukern_release), or NULL. */
+stub_cpu_build_t *stub_cpukern_offer_bundle(const void *data, size_t size);
+void stub_cpukern_release(stub_cpu_build_t *b);
 /* What an emulation returns when the kernel would touch memory no allocation
  * covers: a GPU memory fault for both runtimes (HSA: the system event
  * handlers, then abort; HIP: abort, as ROCclr does). */

@@ -1,8 +1,9 @@
 /* The kernel emulation registry.  A dispatch of kernel N runs, in this order:
  *   1. the emulation a user registered for N (rocpy_stub_register_kernel:
  *      Python's rocpy.stub.register_kernel, C's rocpy_stub.h);
- *   2. a CPU build of N (stub_cpukern.c: a hipRTC program's or a combined
- *      bundle's, compiled from the kernel's HIP source for the host);
+ *   2. the CPU build of N in the code object the dispatch comes from
+ *      (stub_cpukern.c: a hipRTC program's or a combined bundle's, compiled
+ *      from the kernel's HIP source for the host);
  *   3. a built-in emulation (stub_builtin_kernels.c), kept under its own
  *      namespaced name "rocpy.builtin.N" and taken only for names enabled
  *      with rocpy_stub_use_builtin / $ROCPY_STUB_BUILTINS (rocpy's own
@@ -124,7 +125,8 @@ static void report_missing(const char *name) {
                 "see docs/testing.md\n", name, name);
 }
 
-bool stub_kernel_lookup(const char *name, rocpy_stub_kernel_fn *fn, void **user) {
+bool stub_kernel_lookup(const char *name, const stub_cpu_build_t *cpu, rocpy_stub_kernel_fn *fn,
+                        void **user) {
     pthread_once(&builtins_once, init_builtins);
     size_t len = strlen(name);
     char base[256], key[256 + sizeof BUILTIN_PREFIX];
@@ -137,7 +139,7 @@ bool stub_kernel_lookup(const char *name, rocpy_stub_kernel_fn *fn, void **user)
     pthread_mutex_lock(&lock);
     entry_t *e = *find_in(&entries, name);                    /* 1. the user's */
     pthread_mutex_unlock(&lock);
-    if (!e && stub_cpukern_lookup(name, fn, user)) return true;  /* 2. */
+    if (!e && stub_cpukern_lookup(cpu, name, fn, user)) return true;   /* 2. */
     if (!e) {                                                 /* 3. an enabled built-in */
         snprintf(key, sizeof key, BUILTIN_PREFIX "%s", name);
         pthread_mutex_lock(&lock);
@@ -188,11 +190,12 @@ bool stub_kernel_reach(const void *ptr, size_t size) {
     return false;
 }
 
-static int run(const rocpy_stub_dispatch_t *d, const mapping_t *m, uint64_t *fault_address) {
+static int run(const rocpy_stub_dispatch_t *d, const stub_cpu_build_t *cpu, const mapping_t *m,
+               uint64_t *fault_address) {
     rocpy_stub_kernel_fn fn;
     void *user;
     *fault_address = 0;
-    if (!stub_kernel_lookup(d->name, &fn, &user)) return -1;
+    if (!stub_kernel_lookup(d->name, cpu, &fn, &user)) return -1;
     pthread_once(&fault_once, fault_key_init);
     /* an emulation that runs another dispatch inline gets its own slots */
     void *outer_fault = pthread_getspecific(fault_key);
@@ -207,12 +210,13 @@ static int run(const rocpy_stub_dispatch_t *d, const mapping_t *m, uint64_t *fau
     return rc;
 }
 
-int stub_kernel_run(const rocpy_stub_dispatch_t *d, uint64_t *fault_address) {
-    return run(d, NULL, fault_address);
+int stub_kernel_run(const rocpy_stub_dispatch_t *d, const stub_cpu_build_t *cpu,
+                    uint64_t *fault_address) {
+    return run(d, cpu, NULL, fault_address);
 }
 
-int stub_kernel_run_mapped(const rocpy_stub_dispatch_t *d, uint64_t peers,
-                           uint64_t *fault_address) {
+int stub_kernel_run_mapped(const rocpy_stub_dispatch_t *d, const stub_cpu_build_t *cpu,
+                           uint64_t peers, uint64_t *fault_address) {
     mapping_t m = {d->device, peers};
-    return run(d, &m, fault_address);
+    return run(d, cpu, &m, fault_address);
 }

@@ -44,6 +44,11 @@ static int insert(const stub_alloc_t *a) {
     return 0;
 }
 
+static void block_free(void *p) {
+    if (stub_guard_enabled()) stub_guard_free(p);
+    else free(p);
+}
+
 int stub_mem_alloc(size_t size, size_t align, stub_mem_kind_t kind, int device,
                    unsigned flags, void **out) {
     *out = NULL;
@@ -58,7 +63,9 @@ int stub_mem_alloc(size_t size, size_t align, stub_mem_kind_t kind, int device,
     }
     void *p = NULL;
     /* round up so aligned_alloc's size rule holds; never overflow */
-    if (size > SIZE_MAX - align || posix_memalign(&p, align, (size + align - 1) / align * align) != 0) {
+    if (size > SIZE_MAX - align ||
+        (stub_guard_enabled() ? !(p = stub_guard_alloc(size, align))
+                              : posix_memalign(&p, align, (size + align - 1) / align * align) != 0)) {
         pthread_mutex_unlock(&lock);
         return -1;
     }
@@ -66,7 +73,7 @@ int stub_mem_alloc(size_t size, size_t align, stub_mem_kind_t kind, int device,
     a.access_mask = device >= 0 ? (1ull << device) : STUB_ACCESS_CPU;
     if (insert(&a) != 0) {
         pthread_mutex_unlock(&lock);
-        free(p);
+        block_free(p);
         return -1;
     }
     if (dev) dev->mem_in_use += size;
@@ -128,7 +135,7 @@ bool stub_mem_release(const void *base, unsigned kind_mask, stub_alloc_t *releas
     stub_device_t *dev = a.kind == STUB_MEM_DEVICE ? stub_device(a.device) : NULL;
     if (dev) dev->mem_in_use -= a.size;
     pthread_mutex_unlock(&lock);
-    if (a.kind != STUB_MEM_REGISTERED) free((void *)a.base);
+    if (a.kind != STUB_MEM_REGISTERED) block_free((void *)a.base);
     if (released) *released = a;
     return true;
 }
@@ -177,7 +184,7 @@ size_t stub_mem_release_where(bool (*pred)(const stub_alloc_t *a, void *ctx), vo
     size_t released = count - kept;
     count = kept;
     pthread_mutex_unlock(&lock);
-    for (size_t i = 0; i < n; i++) free(dead[i]);
+    for (size_t i = 0; i < n; i++) block_free(dead[i]);
     free(dead);
     return released;
 }
