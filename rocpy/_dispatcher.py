@@ -111,7 +111,8 @@ class NativeCallQueue:
         self._buf = ffi.new("rocpy_callqueue_item[]", batch)
 
     def push(self, token: int, a: int, b: int) -> bool:
-        return self._lib.rocpy_callqueue_push(token, a, b) == 0
+        result: bool = self._lib.rocpy_callqueue_push(token, a, b) == 0
+        return result
 
     def pop(self) -> list[Item]:
         # cffi releases the GIL for the duration of the (blocking) call

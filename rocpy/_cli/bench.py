@@ -95,7 +95,7 @@ def _families(text: str) -> tuple[str, ...]:
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``bench`` on an argparse subparsers object."""
     import textwrap
-    parser = subparsers.add_parser(NAME, help=HELP, epilog=EPILOG, description=textwrap.fill(
+    parser: argparse.ArgumentParser = subparsers.add_parser(NAME, help=HELP, epilog=EPILOG, description=textwrap.fill(
         HELP + ". Each case's variants are timed interleaved, after a warm-up, and reported "
         "as median and spread. On the stub backend (no GPU) every figure is a CPU simulation "
         "and is labelled so.", 78),

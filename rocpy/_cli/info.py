@@ -23,7 +23,7 @@ HELP = "show the backend, runtime versions, devices, HSA agents and memory pools
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``info`` on an argparse subparsers object."""
-    parser = subparsers.add_parser(NAME, help=HELP, description=HELP + ".")
+    parser: argparse.ArgumentParser = subparsers.add_parser(NAME, help=HELP, description=HELP + ".")
     parser.add_argument("--json", action="store_true", help="print JSON (schema rocpy.info/1)")
     parser.add_argument("--plain", action="store_true",
                         help="plain text even where rich is installed and this is a terminal")
@@ -99,7 +99,8 @@ def _cell(d: dict[str, Any], key: str, fmt: Any) -> str:
     if v is None or fmt is None:
         return "-"
     try:
-        return fmt(v)
+        result: str = fmt(v)
+        return result
     except (TypeError, ValueError, IndexError):
         return str(v)
 

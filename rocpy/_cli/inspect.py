@@ -16,7 +16,7 @@ HELP = "show the targets, kernels and argument layouts of a code object file"
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``inspect`` on an argparse subparsers object."""
-    parser = subparsers.add_parser(NAME, help=HELP, description=HELP + ".")
+    parser: argparse.ArgumentParser = subparsers.add_parser(NAME, help=HELP, description=HELP + ".")
     parser.add_argument("file", help="offload bundle (.hsaco, .co, fat binary) or ELF code object")
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     parser.add_argument("--target", metavar="TARGET_ID",

@@ -15,7 +15,7 @@ HELP = "exercise the GPU through HSA and HIP and report what works (copies, orde
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``selftest`` on an argparse subparsers object."""
-    parser = subparsers.add_parser(NAME, help=HELP, description=HELP + ".")
+    parser: argparse.ArgumentParser = subparsers.add_parser(NAME, help=HELP, description=HELP + ".")
     parser.add_argument("--json", action="store_true", help="print JSON (schema rocpy.selftest/1)")
     parser.add_argument("checks", nargs="*", metavar="CHECK", help="run only these checks")
     parser.set_defaults(run=run)

@@ -19,7 +19,7 @@ HELP = "run programs on the stub runtime's drop-in ROCm libraries (no GPU needed
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``stub`` and its actions on an argparse subparsers object."""
-    parser = subparsers.add_parser(NAME, help=HELP, description=HELP + ".")
+    parser: argparse.ArgumentParser = subparsers.add_parser(NAME, help=HELP, description=HELP + ".")
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     actions.required = True
     actions.add_parser("env", help="print the environment (sh export lines) that loads the drop-in libraries")

@@ -35,7 +35,7 @@ class HsaContext:
 
     def shared(self, nbytes: int) -> hsa.Buffer:
         """Host memory the GPU may access."""
-        buf = self.host_pool.allocate(nbytes)
+        buf: hsa.Buffer = self.host_pool.allocate(nbytes)
         buf.allow_access([self.gpu])
         return buf
 
@@ -58,9 +58,11 @@ def copies(c: HsaContext) -> str:
     done.wait("eq", 0, timeout=30, raise_on_timeout=True)
     assert (granted.numpy(np.uint32) == data).all(), "D->H async lost data"
     refused = 0
-    for attempt in (lambda: hsa.copy(dev, ungranted, 4 * n),
+    attempts: tuple[Callable[[], object], ...] = (
+                    lambda: hsa.copy(dev, ungranted, 4 * n),
                     lambda: hsa.copy(ungranted, dev, 4 * n),
-                    lambda: hsa.copy_async(dev, ungranted, 4 * n, completion=done)):
+                    lambda: hsa.copy_async(dev, ungranted, 4 * n, completion=done))
+    for attempt in attempts:
         try:
             attempt()
         except AccessError:

@@ -382,7 +382,8 @@ def _floating(size: int, type_name: str = "") -> Converter:
             return float(x.value)
         data = _exact_bytes(x, size, "f")
         if data is not None:
-            return struct.unpack(code, data)[0]
+            result: float = struct.unpack(code, data)[0]
+            return result
         if isinstance(x, numbers.Real):
             return by_value(x)
         raise Reject(f"expected a number for {what}, got {_type_name(x)}")

@@ -28,8 +28,8 @@ def hipcc_code_object(source: str, target: str, name: str = "program.hip",
                       headers: Mapping[str, str] | None = None, options: Iterable[str] = (),
                       hipcc: str | None = None) -> bytes:
     """The AMDGPU code object of ``source`` for ``target`` (``hipcc --genco``)."""
-    from ..hip.program import _find_hipcc
-    exe = hipcc or _find_hipcc()
+    from .._toolchain import find_hipcc
+    exe = hipcc or find_hipcc()
     if exe is None:
         raise CpuCompileError("no hipcc found (install hipcc, or set HIPCC or ROCM_PATH)")
     with tempfile.TemporaryDirectory(prefix="rocpy-cpukern-gpu-") as tmp:

@@ -113,7 +113,8 @@ class _OrderedHandle(Handle):
             return None
         box = self._lane.box
         objs, box[0] = box[0], []
-        return objs
+        result: list[Any] | None = objs
+        return result
 
     def _restore(self, taken: list[Any] | None) -> None:
         """After a wait that failed: hold again what `_take` detached."""

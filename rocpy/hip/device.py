@@ -238,7 +238,8 @@ class Device(Handle):
     @property
     def name(self) -> str:
         """The marketing name (``'AMD Instinct MI210'``)."""
-        return self.properties.name
+        result: str = self.properties.name
+        return result
 
     @property
     def arch(self) -> str:
@@ -311,7 +312,8 @@ class Device(Handle):
         st = a.lib.hipDeviceGetPCIBusId(buf, 64, self._index)
         if st:
             raise hip_error(st, "hipDeviceGetPCIBusId")
-        return a.ffi.string(buf).decode()
+        result: str = a.ffi.string(buf).decode()
+        return result
 
     def attribute(self, attr: str | int) -> int:
         """One ``hipDeviceGetAttribute`` value.
@@ -344,7 +346,8 @@ class Device(Handle):
         st = a.lib.hipDeviceGetAttribute(out, value, self._index)
         if st:
             raise hip_error(st, "hipDeviceGetAttribute")
-        return out[0]
+        result: int = out[0]
+        return result
 
     def limit(self, name: str) -> int:
         """A ``hipDeviceGetLimit`` value: ``"malloc_heap_size"``, ``"stack_size"``,
@@ -361,7 +364,8 @@ class Device(Handle):
         st = a.lib.hipDeviceGetLimit(out, getattr(a.lib, full))
         if st:
             raise hip_error(st, "hipDeviceGetLimit")
-        return out[0]
+        result: int = out[0]
+        return result
 
     def mem_info(self) -> MemInfo:
         """Free and total memory of this device (``hipMemGetInfo``)."""
@@ -507,7 +511,7 @@ class Device(Handle):
             raise NotImplementedError("rocpy.hsa has no Runtime: Device.hsa_agent needs the "
                                       "HSA layer (rocpy.hsa.Runtime().gpu_agents)")
         rt = runtime.current() if hasattr(runtime, "current") else runtime()
-        agents = list(rt.gpu_agents)
+        agents: list[Agent] = list(rt.gpu_agents)
         props = self.properties
         want = (int(props.pciBusID) << 8) | (int(props.pciDeviceID) << 3)
         matches = [a for a in agents if (int(getattr(a, "bdf_id", -1)) & ~7) == want]
@@ -573,7 +577,8 @@ def _index_of(device: Any) -> int:
         device = _args.integer(device, "device")
         if not -(1 << 31) <= device < 1 << 31:  # HIP's ordinals are ints: out of range is not a device
             raise _api.fail("hipErrorInvalidDevice", "Device", f"{device} is not a device ordinal")
-        return device
+        result: int = device
+        return result
     raise TypeError(f"expected a Device or an index, not {type(device).__name__}")
 
 

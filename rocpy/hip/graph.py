@@ -171,7 +171,8 @@ class Graph(Handle):
         st = a.lib.hipGraphGetNodes(self._require_open(), a.ffi.NULL, n)
         if st:
             raise hip_error(st, "hipGraphGetNodes")
-        return n[0]
+        result: int = n[0]
+        return result
 
     # ---- host nodes' callbacks ---------------------------------------------------
 

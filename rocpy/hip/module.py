@@ -511,7 +511,8 @@ class Kernel(Handle):
         st = a.lib.hipFuncGetAttribute(out, getattr(a.lib, full), self._require_open())
         if st:
             raise hip_error(st, "hipFuncGetAttribute")
-        return out[0]
+        result: int = out[0]
+        return result
 
     def __repr__(self) -> str:
         if self._h is None:

@@ -155,7 +155,8 @@ class Program:
         buf = a.ffi.new("char[]", size[0])
         if a.lib.hiprtcGetProgramLog(prog, buf):
             return ""
-        return a.ffi.string(buf).decode("utf-8", "replace")
+        result: str = a.ffi.string(buf).decode("utf-8", "replace")
+        return result
 
     # ---- the stub: the CPU build next to the code object ------------------------------
 

@@ -106,7 +106,8 @@ def _priority_value(dev: Device, priority: Any) -> int:
     priority = _args.integer(priority, "priority")       # numpy ints too
     if not -(1 << 31) <= priority < 1 << 31:
         raise _api.invalid("Device.create_stream", f"priority {priority} is not a C int")
-    return priority
+    result: int = priority
+    return result
 
 
 def _cu_mask_words(mask: Any) -> list[int]:
@@ -239,7 +240,8 @@ class Stream(_OrderedHandle):
                     s = dev._null = cls._new(dev, api().ffi.NULL, _NULL, False)
                     s._flags = api().lib.hipStreamDefault
                     s._priority = 0
-        return s
+        result: Stream = s
+        return result
 
     @classmethod
     def per_thread(cls, device: Any = None) -> Stream:
@@ -312,7 +314,8 @@ class Stream(_OrderedHandle):
     @property
     def context(self) -> Context:
         """The device's primary `Context`."""
-        return self._ctx
+        result: Context = self._ctx
+        return result
 
     @property
     def kind(self) -> str:
@@ -347,7 +350,8 @@ class Stream(_OrderedHandle):
         st = getattr(a.lib, call)(h, out)
         if st:
             raise hip_error(st, call)
-        return out[0]
+        result: int = out[0]
+        return result
 
     @property
     def non_blocking(self) -> bool:
@@ -582,7 +586,8 @@ class Stream(_OrderedHandle):
         st = a.lib.hipStreamIsCapturing(h, out)
         if st:
             raise hip_error(st, "hipStreamIsCapturing")
-        return out[0] == a.lib.hipStreamCaptureStatusActive
+        result: bool = out[0] == a.lib.hipStreamCaptureStatusActive
+        return result
 
     def _capturing_elsewhere(self) -> bool:
         """True when the stream takes part in a capture rocpy did not begin (a fork)."""

@@ -114,7 +114,8 @@ def _isa_name(isa: Any) -> str:
     st = lib.hsa_isa_get_info_alt(isa, lib.HSA_ISA_INFO_NAME, buf)
     if st:
         raise hsa_error(st, "hsa_isa_get_info_alt")
-    return ffi.string(buf, n).decode()
+    result: str = ffi.string(buf, n).decode()
+    return result
 
 
 class Agent(Handle):
@@ -189,7 +190,8 @@ class Agent(Handle):
     def type(self) -> str:
         """``'cpu'``, ``'gpu'``, ``'dsp'`` (or ``'aie'`` on newer runtimes)."""
         try:
-            return self._static["type"]
+            result: str = self._static["type"]
+            return result
         except KeyError:
             value = self._fixed("device", "HSA_AGENT_INFO_DEVICE", "enum")
             kind = self._static["type"] = enum_name("hsa_device_type_t", value, "HSA_DEVICE_TYPE_")
@@ -226,7 +228,8 @@ class Agent(Handle):
     def isa_name(self) -> str | None:
         """The full ISA name (``'amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-'``); None on a CPU."""
         try:
-            return self._static["isa_name"]
+            result: str | None = self._static["isa_name"]
+            return result
         except KeyError:
             pass
         isa = self._fixed("isa", "HSA_AGENT_INFO_ISA", "hsa_isa_t")
@@ -345,7 +348,8 @@ class Agent(Handle):
                 if getattr(self, which) is None:
                     setattr(self, which, fresh)
                 items = getattr(self, which)
-        return items
+        result: list[Any] = items
+        return result
 
     def _all_pools(self) -> list[Pool]:
         from .memory import Pool

@@ -111,7 +111,8 @@ def _size(size: Any) -> int:
     size = size.__index__()
     if size <= 0 or size >= 1 << 64:
         raise ValueError(f"size must be positive and fit in size_t, got {size}")
-    return size
+    result: int = size
+    return result
 
 
 def _detach(lib: Any, ptr: Any) -> None:
@@ -169,7 +170,8 @@ class IpcMemory(Handle):
     @property
     def ptr(self) -> int:
         """The address here (raises `rocpy.ClosedError` once detached)."""
-        return self._require_open()
+        result: int = self._require_open()
+        return result
 
     # the property's getter itself (mypy reads a property in its class body as a method)
     __int__: Callable[[IpcMemory], int] = ptr.fget  # type: ignore[attr-defined]

@@ -192,7 +192,8 @@ class Pool(_MemoryPlace):
 
     @staticmethod
     def _allocate_into(lib: Any, h: Any, size: int, out: Any) -> int:
-        return lib.hsa_amd_memory_pool_allocate(h, size, 0, out)
+        result: int = lib.hsa_amd_memory_pool_allocate(h, size, 0, out)
+        return result
 
     @staticmethod
     def _free(lib: Any, ptr: Any) -> None:
@@ -245,7 +246,8 @@ class Region(_MemoryPlace):
 
     @staticmethod
     def _allocate_into(lib: Any, h: Any, size: int, out: Any) -> int:
-        return lib.hsa_memory_allocate(h, size, out)
+        result: int = lib.hsa_memory_allocate(h, size, out)
+        return result
 
     @staticmethod
     def _free(lib: Any, ptr: Any) -> None:
@@ -291,7 +293,8 @@ def _size(nbytes: Any) -> int:
     nbytes = unsigned(nbytes, 64, "nbytes")   # TypeError, ValueError past size_t
     if nbytes == 0:
         raise ValueError("nbytes must be positive, got 0")
-    return nbytes
+    result: int = nbytes
+    return result
 
 
 class Buffer(Handle):
@@ -317,7 +320,8 @@ class Buffer(Handle):
     @property
     def ptr(self) -> int:
         """The address (raises `rocpy.ClosedError` once closed: kernels never get freed memory)."""
-        return self._require_open()
+        result: int = self._require_open()
+        return result
 
     # the property's getter itself (mypy reads a property in its class body as a method)
     __int__: Callable[[Buffer], int] = ptr.fget  # type: ignore[attr-defined]

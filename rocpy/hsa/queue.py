@@ -182,12 +182,14 @@ class Queue(Submission, Barriers, Control, Profiling, Handle):
     @property
     def read_index(self) -> int:
         """The read index (hsa_queue_load_read_index_scacquire)."""
-        return self._lib.hsa_queue_load_read_index_scacquire(self._require_open())
+        result: int = self._lib.hsa_queue_load_read_index_scacquire(self._require_open())
+        return result
 
     @property
     def write_index(self) -> int:
         """The write index (hsa_queue_load_write_index_scacquire)."""
-        return self._lib.hsa_queue_load_write_index_scacquire(self._require_open())
+        result: int = self._lib.hsa_queue_load_write_index_scacquire(self._require_open())
+        return result
 
     @property
     def kernarg_generation(self) -> int:
