@@ -36,9 +36,11 @@ class CallQueue(Protocol):
 
     def push(self, token: int, a: int, b: int) -> bool:
         """Queue one call; False when it was dropped."""
+        ...
 
     def pop(self) -> list[Item]:
         """Block until calls are queued and return them; [] once shut down and drained."""
+        ...
 
     def shutdown(self) -> None:
         """Refuse pushes; `pop` returns [] once what was queued is taken."""
@@ -48,6 +50,7 @@ class CallQueue(Protocol):
 
     def dropped(self) -> int:
         """How many pushes were dropped."""
+        ...
 
 
 class PyCallQueue:

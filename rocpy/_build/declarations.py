@@ -130,11 +130,11 @@ def parse(text: str, types_only_lines: Set[int] = frozenset()) -> Declarations:
         if isinstance(ext, c_ast.Typedef) and ext.name in _LIBC_TYPE_NAMES:
             continue
         if isinstance(ext, c_ast.FuncDef):
-            if ext.coord.line not in skip_function_lines:
+            if ext.coord is None or ext.coord.line not in skip_function_lines:
                 _add_function(decls, ext.decl, inline=True, gen=gen)
             continue
         if isinstance(ext, c_ast.Decl) and isinstance(ext.type, c_ast.FuncDecl):
-            if ext.coord.line not in skip_function_lines:
+            if ext.coord is None or ext.coord.line not in skip_function_lines:
                 _add_function(decls, ext, inline="static" in (ext.storage or []) or
                               "inline" in (ext.funcspec or []), gen=gen)
             continue

@@ -23,6 +23,7 @@ from typing import Any, TextIO
 
 from ..bench.report import report, results_json, save_json
 from .._text import Printer
+from . import stdout
 
 NAME = "bench"
 HELP = "time copies, kernel dispatch and per-call overhead on this machine's backend"
@@ -163,7 +164,7 @@ def make_plan(args: argparse.Namespace, simulation: bool) -> Any:
 
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Run the benchmark; 0 on success, 1 when nothing could run, 130 when interrupted."""
-    out = out or sys.stdout
+    out = stdout(out)
     parser = getattr(args, "bench_parser", None)
 
     def usage(msg: str) -> None:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from .._text import Printer, fmt_bytes, format_table, use_rich  # noqa: F401  (re-exported)
+from . import stdout
 
 NAME = "info"
 HELP = "show the backend, runtime versions, devices, HSA agents and memory pools"
@@ -34,7 +35,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Print what `rocpy.info.collect` finds; return 0 (1 if no backend loads)."""
     from ..info import collect
-    out = out or sys.stdout
+    out = stdout(out)
     data = collect()
     if args.json:
         json.dump(data, out, indent=2)

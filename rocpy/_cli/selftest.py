@@ -9,6 +9,8 @@ import json
 import sys
 from typing import Any, TextIO
 
+from . import stdout
+
 NAME = "selftest"
 HELP = "exercise the GPU through HSA and HIP and report what works (copies, ordering, timing...)"
 
@@ -26,7 +28,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Run the checks; print the report; 0 if none failed."""
     import rocpy
     from .. import _selftest
-    out = out or sys.stdout
+    out = stdout(out)
     try:
         results = _selftest.run(args.checks or None)
     except ValueError as e:

@@ -57,7 +57,7 @@ def device_count() -> int:
         st = a.lib.hipGetDeviceCount(out)
         if st:
             raise hip_error(st, "hipGetDeviceCount")
-        _count = out[0]
+        _count = int(out[0])
     return _count
 
 

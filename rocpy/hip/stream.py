@@ -111,7 +111,9 @@ def _priority_value(dev: Device, priority: Any) -> int:
 
 
 def _cu_mask_words(mask: Any) -> list[int]:
-    if hasattr(type(mask), "__index__") and not isinstance(mask, bool):
+    if isinstance(mask, bool):
+        raise TypeError("cu_mask is an int or an iterable of 32-bit ints")
+    if hasattr(type(mask), "__index__"):
         mask = _args.integer(mask, "cu_mask")
         if mask <= 0:
             raise _api.invalid("Device.create_stream", "cu_mask must enable at least one CU")

@@ -172,8 +172,8 @@ def timestamp_frequency() -> int:
     global _frequency
     if _frequency is None:
         _, lib = api()
-        _frequency = read_info(lib.hsa_system_get_info, (), lib.HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY,
-                               "u64", "hsa_system_get_info") or 1_000_000_000
+        _frequency = int(read_info(lib.hsa_system_get_info, (), lib.HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY,
+                                   "u64", "hsa_system_get_info") or 1_000_000_000)
     return _frequency
 
 

@@ -164,7 +164,7 @@ class Submission:
         if completion_signal is None:
             sig = 0
         elif type(completion_signal) is not Signal or completion_signal._h is None:
-            signal_handle(completion_signal, "completion_signal")   # raises the right error
+            sig = signal_handle(completion_signal, "completion_signal")  # raises the right error
         else:
             sig = completion_signal._hv
         with self._lock:

@@ -324,7 +324,7 @@ class Agent(Handle):
         st = lib.hsa_agent_get_info(h, lib.HSA_AGENT_INFO_CACHE_SIZE, buf)
         if st:
             raise hsa_error(st, "hsa_agent_get_info")
-        return tuple(buf)  # type: ignore[return-value]
+        return tuple(buf)
 
     def extension_supported(self, extension: int | str, major: int = 1, minor: int = 0) -> bool:
         """Whether the agent supports `extension` (id or name) at ``major.minor``."""

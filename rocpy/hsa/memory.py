@@ -71,7 +71,7 @@ class _MemoryPlace(Handle):
         return h
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other._hv == self._hv  # type: ignore[attr-defined]
+        return type(other) is type(self) and other._hv == self._hv
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, self._hv))
@@ -134,13 +134,10 @@ class _MemoryPlace(Handle):
     def flags(self) -> frozenset[str]:  # pragma: no cover - overridden
         raise NotImplementedError
 
-    @property
-    def size(self) -> int:  # pragma: no cover - overridden
-        raise NotImplementedError
-
-    @property
-    def alloc_allowed(self) -> bool:  # pragma: no cover - overridden
-        raise NotImplementedError
+    #: Bytes in the pool or region (each subclass's `Fixed` info attribute).
+    size: Fixed[int]
+    #: Whether `allocate` may be used (each subclass's `Fixed` info attribute).
+    alloc_allowed: Fixed[bool]
 
     # the C calls behind `info` and `allocate`, by name
     _INFO_CALL = "hsa_amd_memory_pool_get_info"

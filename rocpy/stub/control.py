@@ -107,8 +107,8 @@ def _install(ffi: Any) -> None:
             name = ffi.string(d.name).decode(errors="replace")
             text = traceback.format_exc()
             sys.stderr.write(f"rocpy.stub: the emulation of kernel {name!r} raised:\n" + text)
-            exc.add_note(f"raised by the stub's emulation of kernel {name!r}") \
-                if hasattr(exc, "add_note") else None
+            if sys.version_info >= (3, 11):  # notes are new in 3.11
+                exc.add_note(f"raised by the stub's emulation of kernel {name!r}")
             with _lock:
                 if len(_failures) < _MAX_FAILURES:
                     _failures.append(exc)
