@@ -10,7 +10,7 @@ For each size, three cases, their two variants timed interleaved
 
 ``raw`` calls ``hipMemcpyPeerAsync`` + ``hipStreamSynchronize`` with arguments
 made beforehand; ``rocpy`` calls ``DeviceBuffer.copy_from(src, stream=s)`` +
-``s.synchronize()`` (``hipMemcpyAsync``, hipMemcpyDefault).  Peer access is
+``s.sync()`` (``hipMemcpyAsync``, hipMemcpyDefault).  Peer access is
 enabled both ways first (the copies also work without it, staged).  Before
 timing, each variant's result is checked against random data.
 
@@ -77,17 +77,17 @@ def cases_for(size: int, d0: hip.Device, d1: hip.Device, s0: hip.Stream, s1: hip
 
     def rocpy_01() -> None:
         b1.copy_from(a0, stream=s0)
-        s0.synchronize()
+        s0.sync()
 
     def rocpy_10() -> None:
         b0.copy_from(a1, stream=s1)
-        s1.synchronize()
+        s1.sync()
 
     def rocpy_bi() -> None:
         b1.copy_from(a0, stream=s0)
         b0.copy_from(a1, stream=s1)
-        s0.synchronize()
-        s1.synchronize()
+        s0.sync()
+        s1.sync()
 
     # every variant moves the right bytes (random data, checked on the host)
     n = size // 4

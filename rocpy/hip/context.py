@@ -106,10 +106,10 @@ class Context(Handle):
         from .stream import Stream
         return Stream.null(self.device)
 
-    def synchronize(self) -> None:
+    def sync(self) -> None:
         """Wait for all work on every device of this context."""
         for dev in self.devices:
-            dev.synchronize()
+            dev.sync()
 
     # ---- allocations ------------------------------------------------------------
 

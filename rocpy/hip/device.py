@@ -379,7 +379,7 @@ class Device(Handle):
 
     # ---- work -------------------------------------------------------------------
 
-    def synchronize(self) -> None:
+    def sync(self) -> None:
         """Wait for all work on this device (``hipDeviceSynchronize``)."""
         use_device(self._index)
         taken = [(s, s._take()) for s in list(self._streams) if s._h is not None]
@@ -462,7 +462,7 @@ class Device(Handle):
 
         Args:
             timing: Records time, for `Event.elapsed` (off: ``hipEventDisableTiming``).
-            blocking: ``synchronize`` blocks the thread instead of spinning
+            blocking: ``sync`` blocks the thread instead of spinning
                 (``hipEventBlockingSync``).
             interprocess: Shareable with other processes (``hipEventInterprocess``;
                 needs ``timing=False``, as in HIP).
@@ -543,7 +543,7 @@ class Device(Handle):
         ``hipDeviceReset``, and allocations on other threads wait for it, so no
         address the reset freed is freed again.
         """
-        self.synchronize()
+        self.sync()
         _reaper.flush(5.0)  # releases posted by the cleared keep-alive lists run now
         _dlpack.flush_drops()   # consumers' deleters queued so far have let go
         with self._reset_lock:

@@ -5,7 +5,7 @@
     start = s.record()                 # an Event with timing, recorded on s
     ...
     stop = s.record()
-    stop.synchronize()
+    stop.sync()
     ms = start.elapsed(stop)           # milliseconds between the two records
 
 Errors are the runtime's, as `HipError` subclasses, with a note saying why:
@@ -58,7 +58,7 @@ class Event(Handle):
     """A HIP event on a device (default: the current device).
 
     ``timing=False`` makes a lighter event that cannot be timed
-    (``hipEventDisableTiming``); ``blocking=True`` makes `synchronize` block
+    (``hipEventDisableTiming``); ``blocking=True`` makes `sync` block
     the thread instead of spinning (``hipEventBlockingSync``);
     ``interprocess=True`` makes an event shareable between processes
     (``hipEventInterprocess``; requires ``timing=False``).
@@ -109,7 +109,7 @@ class Event(Handle):
 
     @property
     def blocking(self) -> bool:
-        """Whether `synchronize` blocks rather than spins."""
+        """Whether `sync` blocks rather than spins."""
         return bool(self._flags & api().lib.hipEventBlockingSync)
 
     @property
@@ -158,7 +158,7 @@ class Event(Handle):
         """`query` as a property."""
         return self.query()
 
-    def synchronize(self) -> None:
+    def sync(self) -> None:
         """Block until the recorded work is complete."""
         h = self._h
         if h is None:
@@ -195,7 +195,7 @@ class Event(Handle):
         if st:
             note = None
             if st == a.not_ready:
-                note = "an event has not completed yet: synchronize() the later one first"
+                note = "an event has not completed yet: sync() the later one first"
             elif not (self.timing and end.timing):
                 note = "an event made with timing=False has no time"
             elif st == a.lib.hipErrorInvalidHandle:

@@ -23,7 +23,7 @@ from, so either may be closed first.  Buffers a node reaches are borrowed
 (`rocpy._handle.Borrow`): closing one only marks it closed, and its memory is
 freed once no graph or executable graph that could launch on it is left.  Host nodes run on rocpy's dispatcher
 thread; their exceptions are raised as `rocpy.CallbackError` by the next
-`GraphExec.launch` or by ``synchronize()`` of a stream it was launched on.
+`GraphExec.launch` or by ``sync()`` of a stream it was launched on.
 """
 from __future__ import annotations
 

@@ -7,7 +7,7 @@
     k.launch(grid, block, args, stream=s)
     s.add_callback(print, "done")          # runs on rocpy's dispatcher thread
     ev = s.record()
-    s.synchronize()                        # callbacks' exceptions raise here
+    s.sync()                        # callbacks' exceptions raise here
     with s.capture(mode="thread_local") as g:
         k.launch(grid, block, args, stream=s)
     g.instantiate().launch(s)
@@ -33,7 +33,7 @@ HIP bindings and cuda.core use the CUDA name on ROCm too), on every backend;
 Stream-ordered lifetime: what enqueued work uses (buffers, pageable host
 arrays, kernel arguments) is held by the stream until that work completes.
 The stream records a private event (a fence) every few hundred items, or at
-once where a release waits on it; `synchronize` and `done` drop what is
+once where a release waits on it; `sync` and `done` drop what is
 complete.  A stream closed or collected with work in flight hands what that
 work uses to rocpy's reaper, which drops it when the work completes.  That
 machinery is `_stream_order` (the base class `_OrderedHandle`).
@@ -412,7 +412,7 @@ class Stream(_OrderedHandle):
                          f"(ident {self._thread}); here hipStreamPerThread would name this "
                          "thread's own stream: call Stream.per_thread() in this thread")
 
-    def synchronize(self) -> None:
+    def sync(self) -> None:
         """Wait until all work enqueued so far is complete, host callbacks included.
 
         Raises `rocpy.CallbackError` if a callback added with `add_callback`
@@ -431,7 +431,7 @@ class Stream(_OrderedHandle):
         self._pending.poll()
         if self._cb_seen:
             self._cb_seen = False
-            _dispatcher_barrier(call="Stream.synchronize")
+            _dispatcher_barrier(call="Stream.sync")
         self._check_callbacks()
 
     def _check_callbacks(self) -> None:
@@ -452,7 +452,7 @@ class Stream(_OrderedHandle):
     def done(self) -> bool:
         """Whether all work enqueued so far is complete (``hipStreamQuery``; not
         ready is False, not an error).  Host callbacks may still be running
-        on rocpy's dispatcher thread; `synchronize` waits for them too."""
+        on rocpy's dispatcher thread; `sync` waits for them too."""
         return self.query()
 
     def query(self) -> bool:
@@ -533,7 +533,7 @@ class Stream(_OrderedHandle):
         Never on the runtime's thread.  Later work on the stream does not wait
         for ``fn`` to return.  If ``fn`` raises, the exception is reported as
         `rocpy.CallbackError` by the next use of this stream (at the latest
-        `synchronize`, which also waits for the callbacks before it).  In a
+        `sync`, which also waits for the callbacks before it).  In a
         capture it becomes a host node of the graph (running at each launch).
         Uses ``hipLaunchHostFunc``, or ``hipStreamAddCallback`` where the
         runtime lacks it.
@@ -612,7 +612,7 @@ class Stream(_OrderedHandle):
                             "the stream is capturing: leave its `with stream.capture()` "
                             "block before closing it")
         if self._kind != _OWNED and self._h is not None and not self._release_held():
-            self.synchronize()
+            self.sync()
         super().close(stream)
 
     def __enter__(self) -> Stream:
@@ -623,7 +623,7 @@ class Stream(_OrderedHandle):
         """Synchronize, then close (an owned stream is destroyed)."""
         try:
             if self._h is not None:
-                self.synchronize()
+                self.sync()
         finally:
             self.close()
 

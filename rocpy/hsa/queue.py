@@ -7,7 +7,7 @@
     q.barrier_and([s1, s2], completion_signal=s3)
     d = k.prepare(...) / hsa.Dispatch(k, ...)        # a prepared packet and its arguments
     q.dispatch_many([d1, d2, ...])                    # N packets, one doorbell
-    q.synchronize()                                   # everything submitted so far is done
+    q.sync()                                   # everything submitted so far is done
 
 The parts, one file each: the options (``_queue_options``), the native
 objects made at creation (``_queue_native``), the release recipe and error

@@ -92,7 +92,7 @@ def test_synchronize(dev, spin):
     buf = dev.context.alloc(4096)
     with dev.create_stream(non_blocking=True) as s:
         spin(buf, 4, 50, stream=s)
-        dev.synchronize()
+        dev.sync()
         assert s.done
 
 
@@ -140,7 +140,7 @@ def test_reset_invalidates_everything_made_on_the_device(dev, load, allocations)
     with pytest.raises(rocpy.ClosedError, match="reset"):
         buf.ptr
     with pytest.raises(rocpy.ClosedError, match="reset"):
-        s.synchronize()
+        s.sync()
     assert rocpy.debug.live_objects() == {}
     # nothing was released twice or late; the device works as before
     del buf, view, s, ev, k, mod

@@ -21,7 +21,7 @@ def test_flags(dev):
 def test_record_defaults_to_null_stream(dev):
     with hip.Event(dev) as e:
         assert e.record() is e
-        e.synchronize()
+        e.sync()
         assert e.done and e.query()
 
 
@@ -53,6 +53,6 @@ def test_elapsed_measures_work(dev, spin):
         start = s.record()
         spin(buf, 1, 30, stream=s)
         stop = s.record()
-        stop.synchronize()
+        stop.sync()
         assert start.elapsed(stop) >= 20
         start.close(), stop.close()

@@ -174,7 +174,7 @@ def test_hsa_numpy_integers(hsa_env):
     (lambda e: e["buf"].numpy("V0"), TypeError, "dtype"),
     (lambda e: e["signal"].wait("eq", 0, timeout=[1]), TypeError, "timeout"),
     (lambda e: e["hsa"].Signal.wait_any([e["signal"]], "eq", [1.5]), TypeError, "value"),
-    (lambda e: e["queue"].synchronize(timeout="1"), TypeError, "timeout"),
+    (lambda e: e["queue"].sync(timeout="1"), TypeError, "timeout"),
 ])
 def test_hsa_bad_arguments_name_themselves(call, exc, name, hsa_env):
     """Before: cffi's OverflowError (count=2**32, kernarg_bytes=2**70), a TypeError from

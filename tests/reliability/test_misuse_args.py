@@ -59,7 +59,7 @@ def env(dev, kernels):
          "odd": ctx.alloc(6), "kernel": kernels["vadd"], "event": hip.Event(dev),
          "args": (bufs[0], bufs[1], bufs[2], np.int32(N // 4))}
     yield e
-    s.synchronize()
+    s.sync()
     for o in (s, host, e["odd"], e["event"], *bufs):
         o.close()
     e.clear()
@@ -232,7 +232,7 @@ def test_bad_argument(case, env):
     _, fn, expected, status = case
     check(lambda: fn(env), expected, status)
     env["buf"].fill(1, stream=env["stream"])   # the process and the objects still work
-    env["stream"].synchronize()
+    env["stream"].sync()
 
 
 def test_tables_have_no_duplicate_ids():
@@ -276,5 +276,5 @@ def test_no_error_escapes_as_attribute_or_overflow_error(env):
                 continue
             if isinstance(out, Handle):
                 out.close()
-    s.synchronize()
+    s.sync()
     assert not escaped, "\n".join(escaped)

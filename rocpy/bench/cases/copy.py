@@ -120,7 +120,7 @@ def _endpoints(mem: Memory, direction: str, memory: str, size: int) -> tuple[Any
 
 
 def _rocpy_copy(dst: Any, src: Any, direction: str, ops: int, stream: Any) -> Any:
-    sync = stream.synchronize
+    sync = stream.sync
     if direction == "D2H":
         copy_to = src.copy_to
 
