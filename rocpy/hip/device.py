@@ -461,7 +461,7 @@ class Device(Handle):
         """A new `Event` on this device (``hipEventCreateWithFlags``).
 
         Args:
-            timing: Records time, for `Event.elapsed` (off: ``hipEventDisableTiming``).
+            timing: Records time, for ``end - start`` (off: ``hipEventDisableTiming``).
             blocking: ``sync`` blocks the thread instead of spinning
                 (``hipEventBlockingSync``).
             interprocess: Shareable with other processes (``hipEventInterprocess``;

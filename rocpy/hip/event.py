@@ -6,13 +6,13 @@
     ...
     stop = s.record()
     stop.sync()
-    ms = start.elapsed(stop)           # milliseconds between the two records
+    ms = stop - start                  # milliseconds between the two records
 
 Errors are the runtime's, as `HipError` subclasses, with a note saying why:
 an event made with ``timing=False`` or never recorded gives
-``hipErrorInvalidHandle`` (`rocpy.InvalidHandleError`) from `elapsed`, an
+``hipErrorInvalidHandle`` (`rocpy.InvalidHandleError`) from ``end - start``, an
 event not yet complete ``hipErrorNotReady`` (`rocpy.NotReadyError`).
-`query` and `done` report completion as a bool: not ready is an answer there,
+`query` reports completion as a bool: not ready is an answer there,
 not an error.
 """
 from __future__ import annotations
@@ -153,11 +153,6 @@ class Event(Handle):
             return False
         raise hip_error(st, "hipEventQuery")
 
-    @property
-    def done(self) -> bool:
-        """`query` as a property."""
-        return self.query()
-
     def sync(self) -> None:
         """Block until the recorded work is complete."""
         h = self._h
@@ -167,40 +162,40 @@ class Event(Handle):
         if st:
             raise hip_error(st, "hipEventSynchronize")
 
-    def elapsed(self, end: Event) -> float:
-        """Milliseconds from this event to ``end`` (``hipEventElapsedTime``).
+    def __sub__(self, start: object) -> float:
+        """``end - start``: milliseconds from ``start`` to this event (``hipEventElapsedTime``).
 
         Both must have timing, have been recorded, be complete and be on the
         same device; otherwise the runtime's error is raised with a note.
 
         Args:
-            end: The later `Event`.
+            start: The earlier `Event`.
 
         Returns:
             The time between the two, in milliseconds.
 
         Raises:
-            TypeError: ``end`` is not an `Event`.
+            TypeError: ``start`` is not an `Event` (Python's operator error).
             rocpy.NotReadyError: an event has not completed yet.
             rocpy.HipError: an event has no timing or was not recorded
                 (``hipErrorInvalidHandle``).
         """
-        h = self._require_open()
-        if not isinstance(end, Event):
-            raise TypeError(f"elapsed() takes an Event, not {type(end).__name__}")
-        eh = end._require_open()
+        if not isinstance(start, Event):
+            return NotImplemented
+        sh = start._require_open()
+        eh = self._require_open()
         a = api()
         out = a.ffi.new("float *")
-        st = a.lib.hipEventElapsedTime(out, h, eh)
+        st = a.lib.hipEventElapsedTime(out, sh, eh)
         if st:
             note = None
             if st == a.not_ready:
                 note = "an event has not completed yet: sync() the later one first"
-            elif not (self.timing and end.timing):
+            elif not (start.timing and self.timing):
                 note = "an event made with timing=False has no time"
             elif st == a.lib.hipErrorInvalidHandle:
                 note = ("both events must have been recorded, on streams of the same device "
-                        f"(Device {self._dev._index} and Device {end._dev._index})")
+                        f"(Device {start._dev._index} and Device {self._dev._index})")
             _api.raise_status(st, "hipEventElapsedTime", note)
         return float(out[0])
 

@@ -33,7 +33,7 @@ HIP bindings and cuda.core use the CUDA name on ROCm too), on every backend;
 Stream-ordered lifetime: what enqueued work uses (buffers, pageable host
 arrays, kernel arguments) is held by the stream until that work completes.
 The stream records a private event (a fence) every few hundred items, or at
-once where a release waits on it; `sync` and `done` drop what is
+once where a release waits on it; `sync` and `query` drop what is
 complete.  A stream closed or collected with work in flight hands what that
 work uses to rocpy's reaper, which drops it when the work completes.  That
 machinery is `_stream_order` (the base class `_OrderedHandle`).
@@ -448,15 +448,10 @@ class Stream(_OrderedHandle):
         if not any(e is errors for e in self._more_errors):
             self._more_errors.append(errors)
 
-    @property
-    def done(self) -> bool:
+    def query(self) -> bool:
         """Whether all work enqueued so far is complete (``hipStreamQuery``; not
         ready is False, not an error).  Host callbacks may still be running
         on rocpy's dispatcher thread; `sync` waits for them too."""
-        return self.query()
-
-    def query(self) -> bool:
-        """`done` as a method."""
         lane = self._lane
         if lane.ready < 0 or self._h is None or lane.errors.pending:
             self._enter()
@@ -511,7 +506,7 @@ class Stream(_OrderedHandle):
 
         Args:
             event: An `Event` of this stream's device to record again; None makes one.
-            timing: Whether the new event records time (for `Event.elapsed`).
+            timing: Whether the new event records time (for ``end - start``).
 
         Returns:
             The recorded `Event`.

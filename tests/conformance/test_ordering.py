@@ -118,6 +118,6 @@ def test_done_reports_progress_without_raising(dev, spin):
     x = dev.context.alloc(N * 4)
     with dev.create_stream() as s:
         spin(x, 1, 200, stream=s)
-        assert s.done is False
+        assert s.query() is False
         s.sync()
-        assert s.done is True
+        assert s.query() is True

@@ -93,7 +93,7 @@ def test_synchronize(dev, spin):
     with dev.create_stream(non_blocking=True) as s:
         spin(buf, 4, 50, stream=s)
         dev.sync()
-        assert s.done
+        assert s.query()
 
 
 def test_set_current(dev):

@@ -246,4 +246,4 @@ def test_capture_mode_is_checked(dev):
 
 def test_done_and_query(dev):
     with dev.create_stream() as s:
-        assert s.done is True and s.query() is True
+        assert s.query() is True

@@ -220,7 +220,7 @@ class HipMachine(RuleBasedStateMachine):
         if stream.closed:
             return self._closed_use(stream.sync)
         stream.sync()
-        assert stream.done
+        assert stream.query()
         for b in self.live_buffers:
             b.users.discard(stream)
 

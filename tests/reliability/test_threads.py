@@ -139,7 +139,7 @@ def test_eight_threads_share_streams_and_events(dev):
                 elif op == 6:
                     events[(i + 3) % THREADS].query()
                 elif op == 7:
-                    s.done
+                    s.query()
                 elif op == 8:
                     ctx.alloc(64).close()                      # allocation churn
                 elif n % 1000 == 9:
