@@ -100,12 +100,6 @@ class Context(Handle):
             return f"<Context host: devices {[d._index for d in self._devices]}>"
         return f"<Context primary of Device {self._devices[0]._index}>"
 
-    @property
-    def null_stream(self) -> Stream:
-        """The legacy null stream: the device's, or for the host context the current device's."""
-        from .stream import Stream
-        return Stream.null(self.device)
-
     def sync(self) -> None:
         """Wait for all work on every device of this context."""
         for dev in self.devices:

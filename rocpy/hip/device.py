@@ -486,10 +486,16 @@ class Device(Handle):
         return ctx
 
     @property
-    def null_stream(self) -> Stream:
-        """The device's legacy null stream, borrowed (see `Stream.null`)."""
+    def default_stream(self) -> Stream:
+        """The device's legacy null stream (``0`` as a ``hipStream_t``), borrowed.
+
+        The same object every time (until a device reset).  Work on it runs
+        after the device's blocking streams' earlier work and before their
+        later work; non-blocking streams are not ordered with it.  What
+        ``stream=None`` means wherever a stream is taken.
+        """
         from .stream import Stream
-        return Stream.null(self)
+        return Stream._null(self)
 
     @property
     def hsa_agent(self) -> Agent:

@@ -608,7 +608,7 @@ class Kernel(Handle):
         elif stream is None:
             s = self._null
             if s is None or s._h is None:
-                s = self._null = Stream.null(self._dev)
+                s = self._null = Stream._null(self._dev)
         else:
             s = as_stream(stream, self._dev)
         sh = s._enter()   # open, callback errors raised, the current device set if needed

@@ -16,7 +16,7 @@ Kinds of stream:
 
 * ``dev.create_stream(priority=, non_blocking=, cu_mask=)``: owned; destroyed
   by `close` (or ``with``, which synchronizes first);
-* `Stream.null(dev)`: the legacy null stream, borrowed; work on it waits for
+* `Device.default_stream`: the legacy null stream, borrowed; work on it waits for
   the device's blocking streams and they wait for it (``non_blocking``
   streams do not);
 * `Stream.per_thread(dev)`: the calling thread's default stream
@@ -154,7 +154,7 @@ class Stream(_OrderedHandle):
     _release_first_at_exit = True    # destroyed before what its work uses (see _handle)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise TypeError("make a Stream with Device.create_stream(), Stream.null(), "
+        raise TypeError("make a Stream with Device.create_stream(), Device.default_stream, "
                         "Stream.per_thread() or Stream.from_handle()")
 
     # ---- construction -----------------------------------------------------------
@@ -226,8 +226,9 @@ class Stream(_OrderedHandle):
         return s
 
     @classmethod
-    def null(cls, device: Any = None) -> Stream:
-        """The legacy null stream of ``device`` (default: the current device), borrowed.
+    def _null(cls, device: Any = None) -> Stream:
+        """The legacy null stream of ``device`` (default: the current device), borrowed
+        (public as `Device.default_stream`).
 
         The same object every time (until a device reset).  Work on it runs
         after the device's blocking streams' earlier work and before their
@@ -296,7 +297,7 @@ class Stream(_OrderedHandle):
             device = _stream_device(value)
         dev = as_device(device)
         if value == 0:
-            return cls.null(dev)
+            return cls._null(dev)
         if value == 2:
             return cls.per_thread(dev)
         h = ffi.cast("hipStream_t", value)
@@ -666,7 +667,7 @@ def as_stream(obj: Any, device: Any = None) -> Stream:
     if type(obj) is Stream:
         return obj
     if obj is None:
-        return Stream.null(device)
+        return Stream._null(device)
     if isinstance(obj, Stream):
         return obj
     handle = stream_handle(obj)

@@ -128,7 +128,7 @@ def test_thread_local_capture_ignores_other_threads(dev, load):
 def test_null_stream_cannot_capture(dev):
     # refused by hipStreamBeginCapture itself (hipamd, CUDA and the stub), so the
     # block never runs: not some later error of an end-of-capture on the null stream
-    null = hip.Stream.null(dev)
+    null = dev.default_stream
     entered = False
     with pytest.raises(rocpy.HipError) as info:
         with null.capture():

@@ -55,7 +55,7 @@ def test_blocking_stream_waits_for_null_stream(dev, spin):
 def test_non_blocking_stream_is_not_ordered_with_null_stream(dev, spin):
     x = dev.context.alloc(N * 4)
     y = dev.context.alloc(N * 4)
-    null = hip.Stream.null(dev)
+    null = dev.default_stream
     spin(x, 3, 400)                              # slow, on the null stream
     marker = null.record(timing=False)
     with dev.create_stream(non_blocking=True) as s:

@@ -85,7 +85,8 @@ def test_factories(dev):
         assert s.device is dev and e.device is dev and not e.timing
         e.record(s)
     assert dev.context is dev.context and dev.context.devices == (dev,)
-    assert dev.null_stream is hip.Stream.null(dev)
+    null = dev.default_stream
+    assert null is dev.default_stream and null.kind == "null" and null.device is dev
 
 
 def test_synchronize(dev, spin):

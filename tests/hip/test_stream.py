@@ -55,8 +55,8 @@ def test_cu_mask(dev):
 
 
 def test_null_and_per_thread(dev):
-    null = hip.Stream.null(dev)
-    assert null is hip.Stream.null(dev) is hip.Stream.null() and null.kind == "null"
+    null = dev.default_stream
+    assert null is dev.default_stream is hip.Device.current().default_stream and null.kind == "null"
     assert not null.owned and null.__hip_stream__() == (0, 0)
     assert null.priority == 0 and null.flags == 0
     pts = hip.Stream.per_thread(dev)
@@ -66,9 +66,9 @@ def test_null_and_per_thread(dev):
     t.start(), t.join()
     assert other[0] is not pts
     null.close()                                   # borrowed: only the wrapper closes
-    assert hip.Stream.null(dev) is not null and not hip.Stream.null(dev).closed
+    assert dev.default_stream is not null and not dev.default_stream.closed
     pts.sync()
-    hip.Stream.null(dev).sync()
+    dev.default_stream.sync()
 
 
 def test_from_handle_borrows_and_keeps_owner(dev):
@@ -95,7 +95,7 @@ def test_from_handle_borrows_and_keeps_owner(dev):
     del s
     gc.collect()
     owner.close()
-    assert hip.Stream.from_handle(0, device=dev) is hip.Stream.null(dev)
+    assert hip.Stream.from_handle(0, device=dev) is dev.default_stream
     assert hip.Stream.from_handle(2, device=dev) is hip.Stream.per_thread(dev)
     with pytest.raises(TypeError):
         hip.Stream.from_handle("x")

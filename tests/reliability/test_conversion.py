@@ -113,7 +113,7 @@ def test_numpy_integers_in_the_hip_layer(dev):
     assert hip.Device(np.int64(0)) is dev
     assert dev.attribute(np.int32(dev.attribute("warp_size") and
                                   hip.lib.hipDeviceAttributeWarpSize)) == dev.attribute("warp_size")
-    assert hip.Stream.from_handle(np.uint64(0), device=dev) is hip.Stream.null(dev)
+    assert hip.Stream.from_handle(np.uint64(0), device=dev) is dev.default_stream
     s.close()
     buf.close()
     rocpy.debug.collect()

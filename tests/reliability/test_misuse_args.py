@@ -92,7 +92,6 @@ CASES = [
     # devices
     *[(f"Device({v!r})", lambda e, v=v: hip.Device(v), T, None) for v in (None, 1.5, "0", True, [0])],
     *[(f"Device({v})", lambda e, v=v: hip.Device(v), V, DEV) for v in (-1, 1, 2**31, 2**70)],
-    *[(f"Stream.null({v!r})", lambda e, v=v: hip.Stream.null(v), V, DEV) for v in (-1, 7, 2**64)],
     *[(f"Event(device={v!r})", lambda e, v=v: hip.Event(v), V, DEV) for v in (-1, 7)],
     *[(f"Graph({v!r})", lambda e, v=v: hip.Graph(v), V, DEV) for v in (-1, 7)],
     *[(f"{m}({v!r})", lambda e, m=m, v=v: getattr(e["dev"], m)(v), T, None)
@@ -245,7 +244,7 @@ def test_no_error_escapes_as_attribute_or_overflow_error(env):
     junk = (None, -1, 2**64, 2**70, 1.5, "x", b"x", [], object(), True)
     d, s, b, k = env["dev"], env["stream"], env["buf"], env["kernel"]
     calls = {
-        "Device": hip.Device, "Stream.null": hip.Stream.null, "Stream.per_thread": hip.Stream.per_thread,
+        "Device": hip.Device, "Device().default_stream": lambda v: hip.Device(v).default_stream, "Stream.per_thread": hip.Stream.per_thread,
         "from_handle": hip.Stream.from_handle, "attribute": d.attribute, "limit": d.limit,
         "can_access_peer": d.can_access_peer, "create_stream(priority)": lambda v: d.create_stream(priority=v),
         "create_stream(cu_mask)": lambda v: d.create_stream(cu_mask=v),

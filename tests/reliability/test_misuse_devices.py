@@ -22,7 +22,7 @@ CASES = {
     "kernel of d0 on a stream of d1": (
         "k0.launch(1, 16, (b0, np.uint32(1), np.int32(16)), stream=s1)", "HipInvalidValueError:hipErrorInvalidValue"),
     "kernel of d0 on the null stream of d1": (
-        "k0.launch(1, 16, (b0, np.uint32(1), np.int32(16)), stream=hip.Stream.null(d1))",
+        "k0.launch(1, 16, (b0, np.uint32(1), np.int32(16)), stream=d1.default_stream)",
         "HipInvalidValueError:hipErrorInvalidValue"),
     "kernel of d0 on the per-thread stream of d1": (
         "k0.launch(1, 16, (b0, np.uint32(1), np.int32(16)), stream=hip.Stream.per_thread(d1))",
@@ -55,7 +55,7 @@ CASES = {
     "graph of d0 launched on a stream of d1": ("x = g0.instantiate(); x.launch(s1); s1.sync(); x.close()", "ok"),
     "d0 buffer freed in order on a stream of d1": ("d0.context.alloc(64).close(stream=s1); s1.sync()", "ok"),
     "Device(2)": ("hip.Device(2)", "HipInvalidValueError:hipErrorInvalidDevice"),
-    "Stream.null(2)": ("hip.Stream.null(2)", "HipInvalidValueError:hipErrorInvalidDevice"),
+    "Device(2).default_stream": ("hip.Device(2).default_stream", "HipInvalidValueError:hipErrorInvalidDevice"),
     "peer of itself": ("d0.enable_peer_access(d0)", "HipInvalidValueError:hipErrorInvalidDevice"),
     "peer access twice": ("d0.enable_peer_access(d1); d0.enable_peer_access(d1); d0.disable_peer_access(d1);"
                           "d0.disable_peer_access(d1)", "ok"),

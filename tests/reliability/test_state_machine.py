@@ -67,7 +67,7 @@ class HipMachine(RuleBasedStateMachine):
         super().__init__()
         HipMachine.examples += 1
         self.dev = hip.Device(0)
-        self.null = hip.Stream.null(self.dev)
+        self.null = self.dev.default_stream
         self.start_allocations = allocations()
         self.kernels = {name: hip.Module.load(MachineKernels.paths[name], self.dev)[name]
                         for name in ("fill", "vadd")}
