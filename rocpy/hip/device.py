@@ -187,11 +187,6 @@ class Device(Handle):
     # ---- identity -----------------------------------------------------------
 
     @classmethod
-    def count(cls) -> int:
-        """How many devices there are (see `device_count`)."""
-        return device_count()
-
-    @classmethod
     def current(cls) -> Device:
         """The calling thread's current device (``hipGetDevice``)."""
         return cls(_api.current_device_index())
