@@ -394,17 +394,17 @@ class Agent(Handle):
 
     # ---- queues ----------------------------------------------------------------------
 
-    def create_queue(self, size: int | None = None, type: str = "multi",
+    def create_queue(self, size: int | None = None, *, kind: str = "multi",
                      on_error: Any = None, **options: Any) -> Queue:
         """A new AQL queue on this agent; see `rocpy.hsa.Queue` for the options.
 
         ``size`` in packets (a power of two; default 4096, within the agent's
-        limits), ``type`` ``'multi'`` or ``'single'``, ``on_error(exc)`` called
+        limits), ``kind`` ``'multi'`` or ``'single'``, ``on_error(exc)`` called
         on rocpy's dispatcher thread when the queue fails.
 
         Args:
             size: Packets in the ring (a power of two); None: 4096.
-            type: ``'multi'`` (several producers) or ``'single'``.
+            kind: ``'multi'`` (several producers) or ``'single'``.
             on_error: Called with the exception when the queue fails.
             **options: `rocpy.hsa.Queue`'s keyword options (``cu_mask``,
                 ``priority``, ``profiling``, ...).
@@ -416,4 +416,4 @@ class Agent(Handle):
             rocpy.HsaError: ``hsa_queue_create`` failed (the runtime's status).
         """
         from .queue import Queue
-        return Queue(self, size=size, type=type, on_error=on_error, **options)
+        return Queue(self, size=size, kind=kind, on_error=on_error, **options)

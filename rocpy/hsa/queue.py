@@ -53,7 +53,7 @@ class Queue(Submission, Barriers, Control, Profiling, Handle):
     """An AQL queue of a GPU agent (hsa_queue_create), destroyed at release.
 
     Options: ``size`` in packets (a power of two within the agent's
-    ``queue_min_size``..``queue_max_size``; default 4096), ``type``
+    ``queue_min_size``..``queue_max_size``; default 4096), ``kind``
     (``'multi'`` or ``'single'``), ``on_error(exc)`` (called on rocpy's
     dispatcher thread when the queue fails), ``private_segment_size`` and
     ``group_segment_size`` (hints; default: no limit), ``profiling`` (record
@@ -91,18 +91,18 @@ class Queue(Submission, Barriers, Control, Profiling, Handle):
         "base_address",
         "doorbell",
         "id",
+        "kind",
         "size",
-        "type",
     )
 
-    def __init__(self, agent: Agent, size: int | None = None, type: str = "multi",
-                 on_error: Callable[[BaseException], Any] | None = None, *,
+    def __init__(self, agent: Agent, size: int | None = None, *, kind: str = "multi",
+                 on_error: Callable[[BaseException], Any] | None = None,
                  private_segment_size: int | None = None, group_segment_size: int | None = None,
                  profiling: bool = False, kernarg_bytes: int = DEFAULT_KERNARG_BYTES,
                  kernarg_segments: int = DEFAULT_KERNARG_SEGMENTS,
                  cu_mask: Iterable[int] | None = None, priority: str = "normal") -> None:
         h_agent = agent_handle(agent)
-        opts = queue_options(agent, size, type, on_error,
+        opts = queue_options(agent, size, kind, on_error,
                              private_segment_size=private_segment_size,
                              group_segment_size=group_segment_size, profiling=profiling,
                              kernarg_bytes=kernarg_bytes, kernarg_segments=kernarg_segments,
@@ -140,7 +140,7 @@ class Queue(Submission, Barriers, Control, Profiling, Handle):
         self.agent: Agent = agent
         self.id: int = int(queue.id)
         self.size: int = int(queue.size)
-        self.type: str = opts.type
+        self.kind: str = opts.kind
         self.doorbell: int = int(queue.doorbell_signal.handle)
         self.base_address: int = int(ffi.cast("uintptr_t", queue.base_address))
         super().__init__(queue, (destroy, lib, queue, aql, ring, failed, native.token,

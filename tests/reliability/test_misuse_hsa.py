@@ -161,7 +161,7 @@ BAD = [
       for v in (0, 3, -4)],
     ("create_queue(size=1.5)", lambda e: e["gpu"].create_queue(size=1.5), T),   # a type error
     ("create_queue(size=2**40)", lambda e: e["gpu"].create_queue(size=2**40), (V, rocpy.HsaError)),
-    ("create_queue(type='bogus')", lambda e: e["gpu"].create_queue(type="bogus"), V),
+    ("create_queue(kind='bogus')", lambda e: e["gpu"].create_queue(kind="bogus"), V),
     ("create_queue(on_error=5)", lambda e: e["gpu"].create_queue(on_error=5), T),
     ("cpu.create_queue()", lambda e: e["cpu"].create_queue(), rocpy.HsaError),
     ("create_queue(kernarg_bytes=0)", lambda e: e["gpu"].create_queue(kernarg_bytes=0), V),
