@@ -140,7 +140,7 @@ class Context(Handle):
         from .memory import DeviceBuffer
         return DeviceBuffer._allocate(self, nbytes, stream)
 
-    def alloc_host(self, nbytes: int, portable: bool | None = None, mapped: bool = False,
+    def alloc_host(self, nbytes: int, *, portable: bool | None = None, mapped: bool = False,
                    write_combined: bool = False, coherent: bool | None = None) -> HostBuffer:
         """Pinned (page-locked) host memory (a `HostBuffer`, ``hipHostMalloc``).
 

@@ -425,7 +425,7 @@ class Device(Handle):
             raise hip_error(st, "hipDeviceGetStreamPriorityRange")
         return least[0], greatest[0]
 
-    def create_stream(self, priority: str | int = "normal", non_blocking: bool = False,
+    def create_stream(self, *, priority: str | int = "normal", non_blocking: bool = False,
                       cu_mask: Any = None) -> Stream:
         """A new `Stream` on this device (``hipStreamCreateWithPriority``).
 
@@ -451,7 +451,7 @@ class Device(Handle):
         from .stream import Stream
         return Stream._create(self, priority, non_blocking, cu_mask)
 
-    def create_event(self, timing: bool = True, blocking: bool = False,
+    def create_event(self, *, timing: bool = True, blocking: bool = False,
                      interprocess: bool = False) -> Event:
         """A new `Event` on this device (``hipEventCreateWithFlags``).
 

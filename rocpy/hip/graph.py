@@ -208,7 +208,7 @@ class Graph(Handle):
         return GraphNode(self, out[0], kind)
 
     def add_kernel(self, kernel: Any, grid: Any, block: Any, args: Iterable[Any] = (),
-                   shared_mem: int = 0, deps: Any = ()) -> GraphNode:
+                   *, shared_mem: int = 0, deps: Any = ()) -> GraphNode:
         """A kernel node: like `Kernel.launch` (grid in blocks); arguments are packed now."""
         from .module import Kernel
         if not isinstance(kernel, Kernel):

@@ -56,7 +56,7 @@ class Program:
     code object bytes.
     """
 
-    def __init__(self, source: str | bytes, name: str = "program.hip",
+    def __init__(self, source: str | bytes, *, name: str = "program.hip",
                  headers: Mapping[str, str | bytes] | None = None) -> None:
         if not isinstance(source, (str, bytes)):
             raise TypeError(f"Program takes source text (str or bytes), not {type(source).__name__}")
@@ -76,7 +76,7 @@ class Program:
         return a.name != "stub" and a.has("hiprtcCreateProgram") and \
             a.has("hiprtcCompileProgram")
 
-    def compile(self, device: Any = None, options: Iterable[str] = ()) -> Module:
+    def compile(self, device: Any = None, *, options: Iterable[str] = ()) -> Module:
         """Compile for ``device`` (default: current) and load the result as a `Module`.
 
         Args:

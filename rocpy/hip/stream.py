@@ -265,7 +265,7 @@ class Stream(_OrderedHandle):
         return s
 
     @classmethod
-    def from_handle(cls, handle: Any, owner: Any = None, device: Any = None) -> Stream:
+    def from_handle(cls, handle: Any, *, owner: Any = None, device: Any = None) -> Stream:
         """Wrap another library's stream without owning it.
 
         ``handle``: an int or a cffi pointer, or an object with
@@ -502,7 +502,7 @@ class Stream(_OrderedHandle):
         finally:
             marker.close()  # the runtime keeps the wait's dependency itself
 
-    def record(self, event: Event | None = None, timing: bool = True) -> Event:
+    def record(self, event: Event | None = None, *, timing: bool = True) -> Event:
         """Record ``event`` (default: a new one, with ``timing``) here and return it.
 
         Args:

@@ -357,7 +357,7 @@ class Agent(Handle):
         return self._cached("_pools", Pool, lib.rocpy_hsa_list_memory_pools,
                             "hsa_amd_memory_pool_t", "hsa_amd_agent_iterate_memory_pools")
 
-    def pools(self, segment: str | None = None, fine_grained: bool | None = None,
+    def pools(self, *, segment: str | None = None, fine_grained: bool | None = None,
               kernarg: bool | None = None, allocatable: bool | None = None) -> list[Pool]:
         """The agent's AMD memory pools, filtered.
 
@@ -379,7 +379,7 @@ class Agent(Handle):
         return [p for p in self._all_pools() if p._matches(segment, fine_grained, kernarg,
                                                            allocatable)]
 
-    def regions(self, segment: str | None = None, fine_grained: bool | None = None,
+    def regions(self, *, segment: str | None = None, fine_grained: bool | None = None,
                 kernarg: bool | None = None, allocatable: bool | None = None) -> list[Region]:
         """The agent's HSA regions (the core API's view of memory), filtered like `pools`."""
         from .memory import Region
