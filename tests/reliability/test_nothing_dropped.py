@@ -81,7 +81,7 @@ def test_per_thread_stream_refuses_another_thread(dev):
     errors = []
 
     def use():
-        for op in (s.sync, lambda: s.record()):
+        for op in (s.sync, s.query, lambda: s.record()):
             try:
                 op()
             except rocpy.HipError as exc:
