@@ -93,5 +93,5 @@ def test_program_calls_negative():
 def test_program_falls_back_to_hipcc_on_the_stub():
     # rocpy.hip.Program never uses the stub's hiprtc (program.py _use_hiprtc)
     from rocpy.hip.program import Program
-    prog = Program("extern \"C\" __global__ void k() {}", "k.hip")
+    prog = Program("extern \"C\" __global__ void k() {}", name="k.hip")
     assert prog._use_hiprtc() is False
