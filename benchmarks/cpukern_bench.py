@@ -49,7 +49,7 @@ def main() -> int:
             case.run(dev, mod, 1)
             t0, c0 = time.perf_counter(), time.process_time()
             got, want, items = case.run(dev, mod, args.scale)
-            dev.synchronize()
+            dev.sync()
             secs, cpu = time.perf_counter() - t0, time.process_time() - c0
             check(case, got, want)
         finally:

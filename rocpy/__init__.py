@@ -59,5 +59,8 @@ __all__ = [
     "BackendInfo", "BackendUnavailableError", "CallbackError", "ClosedError", "ForkError", "HipError",
     "HiprtcError", "HsaError", "InvalidHandleError", "InvalidValueError", "NoDeviceError",
     "NotBuiltError", "NotInitializedError", "NotReadyError", "NotSupportedError", "OutOfMemoryError",
-    "RocpyError", "StatusError", "backend", "debug", "__version__", *_HIP_NAMES,
+    "RocpyError", "StatusError", "backend", "debug", "__version__",
+    # _HIP_NAMES, spelled out: type checkers read __all__ only as a literal (tests/test_api_surface.py)
+    "Device", "Context", "Stream", "Event", "DeviceBuffer", "HostBuffer", "ManagedBuffer", "Module",
+    "Kernel", "Graph", "GraphExec", "Program", "from_dlpack",
 ]

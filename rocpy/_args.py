@@ -151,7 +151,8 @@ def dtype(value: Any, name: str = "dtype") -> np.dtype:
                         "cannot be viewed as objects")
     if dt.itemsize == 0:
         raise TypeError(f"{name} {dt} has size 0: raw memory needs an element size")
-    return dt
+    result: np.dtype[Any] = dt
+    return result
 
 
 def array(value: Any, name: str) -> np.ndarray:

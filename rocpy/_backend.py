@@ -18,9 +18,15 @@ import threading
 import warnings
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import RocpyError
+
+if TYPE_CHECKING:
+    # the build writes a stub per backend module (rocpy/_build/typestub.py); the
+    # stub backend's is the widest (every HIP and HSA function of these headers,
+    # plus the stub's controls), so type checkers see every backend through it
+    from ._lib_stub import _Lib as Lib
 
 BACKENDS = ("amd", "nvidia", "stub")
 
@@ -57,8 +63,10 @@ class Backend:
     """A loaded backend: its cffi ``ffi`` and ``lib``, and why it was chosen."""
 
     info: BackendInfo
+    #: cffi's FFI.  Typed Any: a cdata's fields and items are typed by the C
+    #: declarations, which types-cffi's CData cannot express
     ffi: Any
-    lib: Any
+    lib: Lib
 
     @property
     def name(self) -> str:
@@ -87,11 +95,13 @@ def _import(name: str) -> ModuleType:
 
 
 def _build_info(mod: ModuleType) -> dict[str, Any]:
-    return json.loads(mod.ffi.string(mod.lib.rocpy_build_info()).decode())
+    result: dict[str, Any] = json.loads(mod.ffi.string(mod.lib.rocpy_build_info()).decode())
+    return result
 
 
 def _enum_name(ffi: Any, enum: str, value: int) -> str:
-    return ffi.string(ffi.cast(enum, value))
+    result: str = ffi.string(ffi.cast(enum, value))
+    return result
 
 
 def _probe_amd(mod: ModuleType) -> tuple[bool, str]:

@@ -36,9 +36,11 @@ class CallQueue(Protocol):
 
     def push(self, token: int, a: int, b: int) -> bool:
         """Queue one call; False when it was dropped."""
+        ...
 
     def pop(self) -> list[Item]:
         """Block until calls are queued and return them; [] once shut down and drained."""
+        ...
 
     def shutdown(self) -> None:
         """Refuse pushes; `pop` returns [] once what was queued is taken."""
@@ -48,6 +50,7 @@ class CallQueue(Protocol):
 
     def dropped(self) -> int:
         """How many pushes were dropped."""
+        ...
 
 
 class PyCallQueue:
@@ -111,7 +114,8 @@ class NativeCallQueue:
         self._buf = ffi.new("rocpy_callqueue_item[]", batch)
 
     def push(self, token: int, a: int, b: int) -> bool:
-        return self._lib.rocpy_callqueue_push(token, a, b) == 0
+        result: bool = self._lib.rocpy_callqueue_push(token, a, b) == 0
+        return result
 
     def pop(self) -> list[Item]:
         # cffi releases the GIL for the duration of the (blocking) call

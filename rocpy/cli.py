@@ -43,4 +43,5 @@ def main(argv: Optional[List[str]] = None) -> int:
         except (OSError, ValueError, AttributeError):  # stdout is not a real file
             pass
         return 1
-    return status
+    result: int = status
+    return result

@@ -312,7 +312,8 @@ class _Family:
     def _name(self, ffi: Any, lib: Any, status: int) -> str:
         name = ffi.string(ffi.cast(self.ctype, status))
         if name.isidentifier():
-            return name
+            result: str = name
+            return result
         # Extensions add statuses in anonymous enums (hsa_ext_amd.h does).
         for attr in dir(lib):
             if attr.startswith(self.prefixes) and getattr(lib, attr, None) == status:

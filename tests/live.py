@@ -29,7 +29,7 @@ def settle(timeout: float = 5.0, poll: float = 0.02) -> dict:
     return what is still alive."""
     from rocpy import hip
     for i in range(hip.device_count()):
-        hip.Device(i).synchronize()
+        hip.Device(i).sync()
     deadline = time.monotonic() + timeout
     while True:
         rocpy.debug.collect()

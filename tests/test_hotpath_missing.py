@@ -21,7 +21,7 @@ a, b = d.context.alloc(64), d.context.alloc(64)
 a.copy_from(np.arange(64, dtype=np.uint8), s)
 b.copy_from(a, s)
 e = hip.Event(d).record(s)
-s.synchronize()
+s.sync()
 assert e.query() and s.query() and bytes(b.copy_to(bytearray(64))) == bytes(range(64))
 assert type(s._lane).__name__ == "PyLane"
 from rocpy import _backend

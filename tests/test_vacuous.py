@@ -23,7 +23,7 @@ def test_the_scan_finds_each_kind(tmp_path):
         from helpers import ok
 
         def test_calls_only(dev):
-            dev.synchronize()
+            dev.sync()
 
         def test_returns_on_nvidia():
             if BACKEND == "nvidia":

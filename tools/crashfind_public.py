@@ -134,13 +134,13 @@ _DTYPE_CALLS = [
 
 # (name, setup, the blocking call): each queued behind a gated kernel
 _BLOCKING = [
-    ("Stream.synchronize", "gated(stream)", "stream.synchronize()"),
-    ("Event.synchronize", "gated(stream); ev = keep(stream.record())", "ev.synchronize()"),
-    ("Device.synchronize", "gated(stream)", "dev.synchronize()"),
-    ("Context.synchronize", "gated(stream)", "ctx.synchronize()"),
+    ("Stream.sync", "gated(stream)", "stream.sync()"),
+    ("Event.sync", "gated(stream); ev = keep(stream.record())", "ev.sync()"),
+    ("Device.sync", "gated(stream)", "dev.sync()"),
+    ("Context.sync", "gated(stream)", "ctx.sync()"),
     ("Stream.__exit__", "gated(stream)", "stream.__exit__(None, None, None)"),
-    ("per-thread Stream.synchronize", "pt = hip.Stream.per_thread(dev); gated(pt)",
-     "pt.synchronize()"),
+    ("per-thread Stream.sync", "pt = hip.Stream.per_thread(dev); gated(pt)",
+     "pt.sync()"),
     ("null-stream copy_to", "gated(None)", "buf.copy_to(np.empty(256, np.uint8))"),
     ("null-stream copy_from", "gated(None)", "buf.copy_from(np.zeros(256, np.uint8))"),
     ("null-stream fill", "gated(None)", "buf.fill(1)"),
@@ -148,8 +148,8 @@ _BLOCKING = [
      "s1.wait('eq', 0)"),
     ("hsa Signal.wait_any", "globals().update(_hsa_objects()); s1 = keep(hsa.Signal(1))",
      "hsa.Signal.wait_any([s1], 'eq', 0)"),
-    ("hsa Queue.synchronize", "globals().update(_hsa_objects()); q = keep(gpu.create_queue()); "
-     "s1 = keep(hsa.Signal(1)); q.barrier_and([s1])", "q.synchronize()"),
+    ("hsa Queue.sync", "globals().update(_hsa_objects()); q = keep(gpu.create_queue()); "
+     "s1 = keep(hsa.Signal(1)); q.barrier_and([s1])", "q.sync()"),
 ]
 
 

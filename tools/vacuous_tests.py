@@ -30,7 +30,7 @@ _CHECK_METHODS = ("assert", "check", "expect", "fnmatch_lines", "re_match_lines"
 def _called_names(node: ast.AST) -> set[str]:
     """Plain-name calls (``ok(...)``, ``check(...)``, a fixture's callable); a method call
     counts only when named as a check (``result.assert_outcomes``, ``fact.check``):
-    ``s.synchronize()`` is the code under test, whatever else in the suite shares its name."""
+    ``s.sync()`` is the code under test, whatever else in the suite shares its name."""
     names = set()
     for n in ast.walk(node):
         if isinstance(n, ast.Call):

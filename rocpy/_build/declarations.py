@@ -73,7 +73,7 @@ class Declarations:
     members: dict[str, list[str]] = field(default_factory=dict)
 
 
-class _Generator(c_generator.CGenerator):
+class _Generator(c_generator.CGenerator):  # type: ignore[misc]  # pycparser is untyped
     """CGenerator that writes enums as ``{A, B, ...}`` (compiler-supplied values)."""
 
     def visit_Enum(self, n: Any) -> str:
@@ -130,11 +130,11 @@ def parse(text: str, types_only_lines: Set[int] = frozenset()) -> Declarations:
         if isinstance(ext, c_ast.Typedef) and ext.name in _LIBC_TYPE_NAMES:
             continue
         if isinstance(ext, c_ast.FuncDef):
-            if ext.coord.line not in skip_function_lines:
+            if ext.coord is None or ext.coord.line not in skip_function_lines:
                 _add_function(decls, ext.decl, inline=True, gen=gen)
             continue
         if isinstance(ext, c_ast.Decl) and isinstance(ext.type, c_ast.FuncDecl):
-            if ext.coord.line not in skip_function_lines:
+            if ext.coord is None or ext.coord.line not in skip_function_lines:
                 _add_function(decls, ext, inline="static" in (ext.storage or []) or
                               "inline" in (ext.funcspec or []), gen=gen)
             continue
@@ -174,7 +174,7 @@ def parse(text: str, types_only_lines: Set[int] = frozenset()) -> Declarations:
     return decls
 
 
-class _ArraySizer(c_ast.NodeVisitor):
+class _ArraySizer(c_ast.NodeVisitor):  # type: ignore[misc]  # pycparser is untyped
     """Array lengths that are expressions (``8 - sizeof(x)``) become ``[...]``:
     cffi's parser takes only numbers, and the compiler knows the value."""
 
@@ -206,9 +206,11 @@ def _typedef_target(ext: c_ast.Typedef) -> str | None:
     if not isinstance(t, c_ast.TypeDecl):
         return None         # a pointer, array or function type
     if isinstance(t.type, (c_ast.Struct, c_ast.Union)):
-        return t.type.name
+        tag: str = t.type.name
+        return tag
     if isinstance(t.type, c_ast.IdentifierType) and len(t.type.names) == 1:
-        return t.type.names[0]
+        typedef: str = t.type.names[0]
+        return typedef
     return None
 
 

@@ -25,6 +25,7 @@ from typing import Any, TextIO
 
 from ..bench.report import report, results_json, save_json
 from .._text import Printer
+from . import stdout
 
 NAME = "bench"
 HELP = "time copies, kernel dispatch and per-call overhead on this machine's backend"
@@ -98,7 +99,7 @@ def _families(text: str) -> tuple[str, ...]:
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``bench`` on an argparse subparsers object."""
     import textwrap
-    parser = subparsers.add_parser(NAME, help=HELP, epilog=EPILOG, description=textwrap.fill(
+    parser: argparse.ArgumentParser = subparsers.add_parser(NAME, help=HELP, epilog=EPILOG, description=textwrap.fill(
         HELP + ". Each case's variants are timed interleaved, after a warm-up, and reported "
         "as median and spread. On the stub backend (no GPU) every figure is a CPU simulation "
         "and is labelled so.", 78),
@@ -167,7 +168,7 @@ def make_plan(args: argparse.Namespace, simulation: bool) -> Any:
 
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Run the benchmark; 0 on success, 1 when nothing could run, 130 when interrupted."""
-    out = out or sys.stdout
+    out = stdout(out)
     parser = getattr(args, "bench_parser", None)
 
     def usage(msg: str) -> None:

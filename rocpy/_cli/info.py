@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from .._text import Printer, fmt_bytes, format_table, use_rich  # noqa: F401  (re-exported)
+from . import stdout
 
 NAME = "info"
 HELP = "show the backend, runtime versions, devices, HSA agents and memory pools"
@@ -23,7 +24,7 @@ HELP = "show the backend, runtime versions, devices, HSA agents and memory pools
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``info`` on an argparse subparsers object."""
-    parser = subparsers.add_parser(NAME, help=HELP, description=HELP + ".")
+    parser: argparse.ArgumentParser = subparsers.add_parser(NAME, help=HELP, description=HELP + ".")
     parser.add_argument("--json", action="store_true", help="print JSON (schema rocpy.info/1)")
     parser.add_argument("--plain", action="store_true",
                         help="plain text even where rich is installed and this is a terminal")
@@ -34,7 +35,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Print what `rocpy.info.collect` finds; return 0 (1 if no backend loads)."""
     from ..info import collect
-    out = out or sys.stdout
+    out = stdout(out)
     data = collect()
     if args.json:
         json.dump(data, out, indent=2)
@@ -99,7 +100,8 @@ def _cell(d: dict[str, Any], key: str, fmt: Any) -> str:
     if v is None or fmt is None:
         return "-"
     try:
-        return fmt(v)
+        result: str = fmt(v)
+        return result
     except (TypeError, ValueError, IndexError):
         return str(v)
 

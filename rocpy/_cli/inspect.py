@@ -9,6 +9,7 @@ from typing import Any, Dict, List, Optional, TextIO
 
 from ..codeobject import CodeObject, CodeObjectError, CodeObjectFile, KernelInfo, load
 from ..codeobject import demangle, paramtypes
+from . import stdout
 
 NAME = "inspect"
 HELP = "show the targets, kernels and argument layouts of a code object file"
@@ -16,7 +17,7 @@ HELP = "show the targets, kernels and argument layouts of a code object file"
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``inspect`` on an argparse subparsers object."""
-    parser = subparsers.add_parser(NAME, help=HELP, description=HELP + ".")
+    parser: argparse.ArgumentParser = subparsers.add_parser(NAME, help=HELP, description=HELP + ".")
     parser.add_argument("file", help="offload bundle (.hsaco, .co, fat binary) or ELF code object")
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     parser.add_argument("--target", metavar="TARGET_ID",
@@ -27,7 +28,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace, out: Optional[TextIO] = None) -> int:
     """Inspect ``args.file``; return the exit status (0, or 1 on any error)."""
-    out = out or sys.stdout
+    out = stdout(out)
     try:
         f = load(args.file)
     except (OSError, CodeObjectError) as exc:

@@ -9,13 +9,15 @@ import json
 import sys
 from typing import Any, TextIO
 
+from . import stdout
+
 NAME = "selftest"
 HELP = "exercise the GPU through HSA and HIP and report what works (copies, ordering, timing...)"
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``selftest`` on an argparse subparsers object."""
-    parser = subparsers.add_parser(NAME, help=HELP, description=HELP + ".")
+    parser: argparse.ArgumentParser = subparsers.add_parser(NAME, help=HELP, description=HELP + ".")
     parser.add_argument("--json", action="store_true", help="print JSON (schema rocpy.selftest/1)")
     parser.add_argument("checks", nargs="*", metavar="CHECK", help="run only these checks")
     parser.set_defaults(run=run)
@@ -26,7 +28,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Run the checks; print the report; 0 if none failed."""
     import rocpy
     from .. import _selftest
-    out = out or sys.stdout
+    out = stdout(out)
     try:
         results = _selftest.run(args.checks or None)
     except ValueError as e:

@@ -13,13 +13,15 @@ import shlex
 import sys
 from typing import Any, TextIO
 
+from . import stdout
+
 NAME = "stub"
 HELP = "run programs on the stub runtime's drop-in ROCm libraries (no GPU needed)"
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``stub`` and its actions on an argparse subparsers object."""
-    parser = subparsers.add_parser(NAME, help=HELP, description=HELP + ".")
+    parser: argparse.ArgumentParser = subparsers.add_parser(NAME, help=HELP, description=HELP + ".")
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     actions.required = True
     actions.add_parser("env", help="print the environment (sh export lines) that loads the drop-in libraries")
@@ -33,7 +35,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Do ``args.action``; return the exit status (``run`` replaces this process)."""
     from ..stub.dropin import DropInMissing, environment, libdir
-    out = out or sys.stdout
+    out = stdout(out)
     try:
         if args.action == "libdir":
             out.write(libdir() + "\n")

@@ -2,7 +2,7 @@
 
 `run()` exercises the HSA path (copies with and without access grants,
 dispatch ordering with and without barriers, visibility after
-``synchronize()`` per fence scope, ``dispatch_time`` against a kernel of
+``sync()`` per fence scope, ``dispatch_time`` against a kernel of
 known duration, launch-geometry probes, dynamic LDS, launch bounds,
 recursion, a full queue at its minimum size) and the HIP path (copies,
 launch probes, event timing), and reports each check as pass, fail or

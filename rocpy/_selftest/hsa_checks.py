@@ -35,7 +35,7 @@ class HsaContext:
 
     def shared(self, nbytes: int) -> hsa.Buffer:
         """Host memory the GPU may access."""
-        buf = self.host_pool.allocate(nbytes)
+        buf: hsa.Buffer = self.host_pool.allocate(nbytes)
         buf.allow_access([self.gpu])
         return buf
 
@@ -58,9 +58,11 @@ def copies(c: HsaContext) -> str:
     done.wait("eq", 0, timeout=30, raise_on_timeout=True)
     assert (granted.numpy(np.uint32) == data).all(), "D->H async lost data"
     refused = 0
-    for attempt in (lambda: hsa.copy(dev, ungranted, 4 * n),
+    attempts: tuple[Callable[[], object], ...] = (
+                    lambda: hsa.copy(dev, ungranted, 4 * n),
                     lambda: hsa.copy(ungranted, dev, 4 * n),
-                    lambda: hsa.copy_async(dev, ungranted, 4 * n, completion=done)):
+                    lambda: hsa.copy_async(dev, ungranted, 4 * n, completion=done))
+    for attempt in attempts:
         try:
             attempt()
         except AccessError:
@@ -76,7 +78,7 @@ def ordering(c: HsaContext) -> str:
     for _ in range(rounds):                       # each reads what the one before wrote
         c.q.dispatch(c.k["st_next"], n, 256, (a, b, np.int32(n)))
         c.q.dispatch(c.k["st_next"], n, 256, (b, a, np.int32(n)))
-    c.q.synchronize(timeout=60)
+    c.q.sync(timeout=60)
     got = a.numpy(np.uint32)
     assert (got == 2 * rounds).all(), f"barrier-ordered chain gave {np.unique(got)[:4]}, not {2 * rounds}"
     # without barriers the packets may overlap: report what happened, never fail
@@ -84,7 +86,7 @@ def ordering(c: HsaContext) -> str:
     for _ in range(rounds):
         c.q.dispatch(c.k["st_next"], n, 256, (a, b, np.int32(n)), barrier=False)
         c.q.dispatch(c.k["st_next"], n, 256, (b, a, np.int32(n)), barrier=False)
-    c.q.synchronize(timeout=60)
+    c.q.sync(timeout=60)
     wrong = int((a.numpy(np.uint32) != 2 * rounds).sum())
     return (f"{2 * rounds} dependent dispatches with barriers correct; without: "
             f"{wrong} of {n} values raced")
@@ -98,7 +100,7 @@ def fence_visibility(c: HsaContext) -> str:
         out.numpy(np.uint32)[:] = 0
         c.q.dispatch(c.k["st_fill"], n, 256, (out, np.uint32(0xA0 + i), np.int32(n)),
                      fences=("system", scope))
-        c.q.synchronize(timeout=30)
+        c.q.sync(timeout=30)
         ok = bool((out.numpy(np.uint32) == 0xA0 + i).all())
         assert ok, f"release scope {scope!r}: host saw stale data after synchronize()"
         seen.append(scope)
@@ -131,14 +133,14 @@ def launch_rules(c: HsaContext) -> str:
         assert n <= 1000
         out.numpy(np.int32)[:] = -1
         c.q.dispatch(c.k["st_probe"], grid, wg, (out, np.int32(1 << 30)))
-        c.q.synchronize(timeout=30)
+        c.q.sync(timeout=30)
         rec = out.numpy(np.int32).reshape(-1, 9)
         blocks = tuple(-(-g // w) for g, w in zip(g3, w3))
         first = tuple(rec[0])
         assert first[:6] == w3 + blocks, f"grid {grid} wg {wg}: work-item 0 saw {first[:6]}"
     lds = c.shared(4 * 256)
     c.q.dispatch(c.k["st_lds"], 256, 64, (lds,), dynamic_lds=64 * 4)
-    c.q.synchronize(timeout=30)
+    c.q.sync(timeout=30)
     assert (lds.numpy(np.int32)[:64] == np.arange(63, -1, -1)).all(), "dynamic LDS read back wrong"
     try:
         c.q.dispatch(c.k["st_bounded"], 256, 128, (out,))
@@ -147,7 +149,7 @@ def launch_rules(c: HsaContext) -> str:
         pass
     rec = c.shared(4 * 64)
     c.q.dispatch(c.k["st_recursive"], 64, 64, (rec, np.int32(12)))
-    c.q.synchronize(timeout=30)
+    c.q.sync(timeout=30)
     assert (rec.numpy(np.int32) == 144).all(), "recursive kernel (dynamic stack) gave a wrong result"
     return "2-D/3-D partial workgroups, dynamic LDS, launch bounds refused, recursion correct"
 
@@ -160,7 +162,7 @@ def full_queue(c: HsaContext) -> str:
         q.dispatch(c.k["st_spin"], 1, 1, (np.int64(50_000_000),))
         for _ in range(n):                # wraps the ring and the kernarg segments
             q.dispatch(c.k["st_spin"], 1, 1, (np.int64(0),))
-        q.synchronize(timeout=120)
+        q.sync(timeout=120)
         cpu, wall = _cpu_seconds() - cpu0, time.monotonic() - wall0
     assert cpu <= 0.5 * wall + 0.05, f"waiting for ring space used {cpu:.3f} s of CPU in {wall:.3f} s"
     return f"{n + 1} dispatches through a {size}-packet queue: {cpu:.3f} s CPU in {wall:.3f} s"

@@ -123,7 +123,8 @@ def _emulations() -> dict[str, Any]:
     import numpy as np
 
     def n_items(d: Any) -> int:
-        return d.grid[0] * d.grid[1] * d.grid[2]
+        result: int = d.grid[0] * d.grid[1] * d.grid[2]
+        return result
 
     def fill(d: Any) -> None:
         n = min(d.arg(12, "i"), n_items(d))

@@ -57,7 +57,8 @@ class Peer:
         if build is None:
             return None
         try:
-            return build(**params)
+            result: Callable[[], object] | None = build(**params)
+            return result
         except Exception as exc:  # a peer's problem is a note, never a failed run
             self.env.note(f"{self.name}: no {kind.replace('_', ' ')} variant "
                           f"({type(exc).__name__}: {exc})")
@@ -178,8 +179,9 @@ class CuPy(Peer):
 
     def _kind(self, direction: str) -> int:
         rt = self.rt
-        return {"H2D": rt.memcpyHostToDevice, "D2H": rt.memcpyDeviceToHost,
-                "D2D": rt.memcpyDeviceToDevice}[direction]
+        kinds: dict[str, int] = {"H2D": rt.memcpyHostToDevice, "D2H": rt.memcpyDeviceToHost,
+                                 "D2D": rt.memcpyDeviceToDevice}
+        return kinds[direction]
 
     def v_copy(self, direction: str, memory: str, dst: int, src: int, nbytes: int,
                ops: int) -> Callable[[], object]:
@@ -368,7 +370,8 @@ def active(env: Any) -> list[Peer]:
         return []
     peers = getattr(env, "_peers", None)
     if peers is not None:
-        return peers
+        result: list[Peer] = peers
+        return result
     peers = []
     elsewhere = []
     for cls in PEERS:

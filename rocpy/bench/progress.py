@@ -40,7 +40,7 @@ class ProgressDisplay:
         except ImportError:
             pass
         try:
-            from tqdm import tqdm
+            from tqdm import tqdm  # pyright: ignore[reportMissingModuleSource]  # optional
             self.bar = tqdm(total=total, file=sys.stderr, unit="case", leave=False,
                             bar_format="{desc:<36} {bar} {n:.0f}/{total} [{elapsed}]")
             self.kind = "tqdm"

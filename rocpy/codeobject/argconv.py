@@ -202,7 +202,7 @@ def _is_numpy_like(x: Any) -> bool:
 
 def _ctypes_scalar(x: Any) -> Optional[Tuple[str, int]]:
     """``(numpy-style kind, size)`` of a ctypes number, or None."""
-    if not isinstance(x, ctypes._SimpleCData):  # type: ignore[attr-defined]
+    if not isinstance(x, ctypes._SimpleCData):
         return None
     code = getattr(type(x), "_type_", "")
     if not isinstance(code, str):
@@ -222,8 +222,10 @@ def _exact_bytes(x: Any, size: int, kinds: str = "") -> Optional[bytes]:
     if numpy_like:
         nbytes = getattr(x, "nbytes", -1)
         dkind = getattr(getattr(x, "dtype", None), "kind", "V")
+        to_bytes: Callable[[], bytes] = x.tobytes
     elif isinstance(x, (bytes, bytearray, memoryview)):
-        nbytes, dkind = memoryview(x).nbytes, "V"
+        view = memoryview(x)
+        nbytes, dkind, to_bytes = view.nbytes, "V", view.tobytes
     else:
         return None
     if nbytes != size:
@@ -234,7 +236,7 @@ def _exact_bytes(x: Any, size: int, kinds: str = "") -> Optional[bytes]:
     if kinds is not None and kinds and dkind in "biufc" and dkind not in kinds:
         raise Reject(f"{_type_name(x)} ({_kind_word(dkind)}) given for a parameter of "
                      f"{_kind_word(kinds[0])} type")
-    return x.tobytes() if numpy_like else memoryview(x).tobytes()
+    return to_bytes()
 
 
 def _kind_word(kind: str) -> str:
@@ -266,8 +268,8 @@ def _address(x: Any, size: int) -> int:
         value = int(ptr)
     elif type(x).__module__ == "_cffi_backend":
         value = _cdata_address(x)
-    elif _cai_address(x) is not None:
-        value = _cai_address(x)  # type: ignore[assignment]
+    elif (cai := _cai_address(x)) is not None:
+        value = cai
     elif isinstance(x, numbers.Integral):
         value = operator.index(x)
     elif hasattr(x, "__int__") and not isinstance(x, numbers.Real) and not _is_host_memory(x):
@@ -382,7 +384,8 @@ def _floating(size: int, type_name: str = "") -> Converter:
             return float(x.value)
         data = _exact_bytes(x, size, "f")
         if data is not None:
-            return struct.unpack(code, data)[0]
+            result: float = struct.unpack(code, data)[0]
+            return result
         if isinstance(x, numbers.Real):
             return by_value(x)
         raise Reject(f"expected a number for {what}, got {_type_name(x)}")

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from .. import _backend
 from ..errors import StatusError, hip_error
+
+if TYPE_CHECKING:
+    from .._backend import Backend
 
 #: DLPack device types (dlpack.h, DLDeviceType).
 KDL_CPU, KDL_CUDA, KDL_CUDA_HOST, KDL_ROCM, KDL_ROCM_HOST, KDL_CUDA_MANAGED = 1, 2, 3, 10, 11, 13
@@ -23,7 +26,7 @@ class Api:
 
     __slots__ = ("ffi", "lib", "name", "missing", "not_ready", "null")
 
-    def __init__(self, backend: Any) -> None:
+    def __init__(self, backend: Backend) -> None:
         self.ffi = backend.ffi
         self.lib = backend.lib
         self.name: str = backend.name
@@ -95,7 +98,8 @@ def current_device_index() -> int:
     if st:
         raise hip_error(st, "hipGetDevice")
     _tls.device = out[0]
-    return out[0]
+    result: int = out[0]
+    return result
 
 
 # ---- errors raised before a native call -----------------------------------

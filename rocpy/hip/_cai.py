@@ -105,6 +105,6 @@ def wait_for_producer(iface: dict[str, Any], consumer: int | None, call: str) ->
     from .stream import Stream
     s = Stream.from_handle(handle)
     try:
-        s.synchronize()
+        s.sync()
     finally:
         s.close()

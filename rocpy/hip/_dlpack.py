@@ -166,7 +166,7 @@ def _order(buffer: Any, stream: Any, dev_type: int, dev_id: int) -> None:
     if last is None:
         return
     if dev_type == _api.KDL_CPU:
-        last.synchronize()  # a CPU consumer reads at once
+        last.sync()  # a CPU consumer reads at once
         return
     if stream is None:
         stream = 0 if api().name != "nvidia" else 1  # the legacy default stream
@@ -193,7 +193,7 @@ def _settle(buffer: Any) -> None:
     from .memory import last_stream
     last = last_stream(buffer)
     if last is not None:
-        last.synchronize()
+        last.sync()
 
 
 def export(buffer: Any, dtype: np.dtype, shape: tuple[int, ...], *, stream: Any,

@@ -6,7 +6,7 @@ box, so the release recipe shares it without holding the stream).  Every
 `FENCE_EVERY` items (every item on per-thread and foreign streams, and at
 once where a release waits on it) a private event, a `_Fence`, is recorded
 after the batch, which moves to the stream's ordered `PendingList`; `poll`
-(``synchronize``, ``done``, the reaper's sweep) drops what the passed fences
+(``sync``, ``query``, the reaper's sweep) drops what the passed fences
 cover.  A stream closed or collected with work in flight hands its batch to
 rocpy's reaper, which drops it when the work completes.  While rocpy captures
 on the stream, nothing is fenced: the graph keeps what the captured work uses.
@@ -139,7 +139,8 @@ class _OrderedHandle(Handle):
             return None
         box = self._lane.box
         objs, box[0] = box[0], []
-        return objs
+        result: list[Any] | None = objs
+        return result
 
     def _restore(self, taken: list[Any] | None) -> None:
         """After a wait that failed: hold again what `_take` detached."""

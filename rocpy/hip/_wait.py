@@ -60,7 +60,8 @@ def wait(kind: int, handle: Any, device: int, pin: Any = None) -> int:
     r = lib.rocpy_wait(job, kind, handle, device, SPIN_NS, SLICE_NS, status)
     if r == 0:
         _tls.boxes = boxes
-        return status[0]
+        st: int = status[0]
+        return st
     ffi = api().ffi
     pinned = None
     if pin is not None and kind in (STREAM, EVENT):
@@ -85,7 +86,8 @@ def wait(kind: int, handle: Any, device: int, pin: Any = None) -> int:
     _tls.boxes = boxes
     if r < 0:                      # no helper thread: block here, as before
         return _blocking(kind, handle, device)
-    return status[0]
+    last: int = status[0]
+    return last
 
 
 def wait_device(device: int, streams: Any) -> int:

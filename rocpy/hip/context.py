@@ -98,15 +98,10 @@ class Context(Handle):
             return f"<Context host: devices {[d._index for d in self._devices]}>"
         return f"<Context primary of Device {self._devices[0]._index}>"
 
-    @property
-    def null_stream(self) -> Stream:
-        """The legacy null stream: the device's, or for the host context the current device's."""
-        return Stream.null(self.device)
-
-    def synchronize(self) -> None:
+    def sync(self) -> None:
         """Wait for all work on every device of this context."""
         for dev in self.devices:
-            dev.synchronize()
+            dev.sync()
 
     # ---- allocations ------------------------------------------------------------
 
@@ -142,7 +137,7 @@ class Context(Handle):
         """
         return DeviceBuffer._allocate(self, nbytes, stream)
 
-    def alloc_host(self, nbytes: int, portable: bool | None = None, mapped: bool = False,
+    def alloc_host(self, nbytes: int, *, portable: bool | None = None, mapped: bool = False,
                    write_combined: bool = False, coherent: bool | None = None) -> HostBuffer:
         """Pinned (page-locked) host memory (a `HostBuffer`, ``hipHostMalloc``).
 

@@ -57,7 +57,7 @@ def device_count() -> int:
         st = a.lib.hipGetDeviceCount(out)
         if st:
             raise hip_error(st, "hipGetDeviceCount")
-        _count = out[0]
+        _count = int(out[0])
     return _count
 
 
@@ -187,11 +187,6 @@ class Device(Handle):
     # ---- identity -----------------------------------------------------------
 
     @classmethod
-    def count(cls) -> int:
-        """How many devices there are (see `device_count`)."""
-        return device_count()
-
-    @classmethod
     def current(cls) -> Device:
         """The calling thread's current device (``hipGetDevice``)."""
         return cls(_api.current_device_index())
@@ -238,7 +233,8 @@ class Device(Handle):
     @property
     def name(self) -> str:
         """The marketing name (``'AMD Instinct MI210'``)."""
-        return self.properties.name
+        result: str = self.properties.name
+        return result
 
     @property
     def arch(self) -> str:
@@ -311,7 +307,8 @@ class Device(Handle):
         st = a.lib.hipDeviceGetPCIBusId(buf, 64, self._index)
         if st:
             raise hip_error(st, "hipDeviceGetPCIBusId")
-        return a.ffi.string(buf).decode()
+        result: str = a.ffi.string(buf).decode()
+        return result
 
     def attribute(self, attr: str | int) -> int:
         """One ``hipDeviceGetAttribute`` value.
@@ -344,7 +341,8 @@ class Device(Handle):
         st = a.lib.hipDeviceGetAttribute(out, value, self._index)
         if st:
             raise hip_error(st, "hipDeviceGetAttribute")
-        return out[0]
+        result: int = out[0]
+        return result
 
     def limit(self, name: str) -> int:
         """A ``hipDeviceGetLimit`` value: ``"malloc_heap_size"``, ``"stack_size"``,
@@ -361,7 +359,8 @@ class Device(Handle):
         st = a.lib.hipDeviceGetLimit(out, getattr(a.lib, full))
         if st:
             raise hip_error(st, "hipDeviceGetLimit")
-        return out[0]
+        result: int = out[0]
+        return result
 
     def mem_info(self) -> MemInfo:
         """Free and total memory of this device (``hipMemGetInfo``)."""
@@ -375,7 +374,7 @@ class Device(Handle):
 
     # ---- work -------------------------------------------------------------------
 
-    def synchronize(self) -> None:
+    def sync(self) -> None:
         """Wait for all work on this device (``hipDeviceSynchronize``)."""
         use_device(self._index)
         taken = [(s, s._take()) for s in list(self._streams) if s._h is not None]
@@ -426,7 +425,7 @@ class Device(Handle):
             raise hip_error(st, "hipDeviceGetStreamPriorityRange")
         return least[0], greatest[0]
 
-    def create_stream(self, priority: str | int = "normal", non_blocking: bool = False,
+    def create_stream(self, *, priority: str | int = "normal", non_blocking: bool = False,
                       cu_mask: Any = None) -> Stream:
         """A new `Stream` on this device (``hipStreamCreateWithPriority``).
 
@@ -452,13 +451,13 @@ class Device(Handle):
         from .stream import Stream
         return Stream._create(self, priority, non_blocking, cu_mask)
 
-    def create_event(self, timing: bool = True, blocking: bool = False,
+    def create_event(self, *, timing: bool = True, blocking: bool = False,
                      interprocess: bool = False) -> Event:
         """A new `Event` on this device (``hipEventCreateWithFlags``).
 
         Args:
-            timing: Records time, for `Event.elapsed` (off: ``hipEventDisableTiming``).
-            blocking: ``synchronize`` blocks the thread instead of spinning
+            timing: Records time, for ``end - start`` (off: ``hipEventDisableTiming``).
+            blocking: ``sync`` blocks the thread instead of spinning
                 (``hipEventBlockingSync``).
             interprocess: Shareable with other processes (``hipEventInterprocess``;
                 needs ``timing=False``, as in HIP).
@@ -482,10 +481,16 @@ class Device(Handle):
         return ctx
 
     @property
-    def null_stream(self) -> Stream:
-        """The device's legacy null stream, borrowed (see `Stream.null`)."""
+    def default_stream(self) -> Stream:
+        """The device's legacy null stream (``0`` as a ``hipStream_t``), borrowed.
+
+        The same object every time (until a device reset).  Work on it runs
+        after the device's blocking streams' earlier work and before their
+        later work; non-blocking streams are not ordered with it.  What
+        ``stream=None`` means wherever a stream is taken.
+        """
         from .stream import Stream
-        return Stream.null(self)
+        return Stream._null(self)
 
     @property
     def hsa_agent(self) -> Agent:
@@ -507,7 +512,7 @@ class Device(Handle):
             raise NotImplementedError("rocpy.hsa has no Runtime: Device.hsa_agent needs the "
                                       "HSA layer (rocpy.hsa.Runtime().gpu_agents)")
         rt = runtime.current() if hasattr(runtime, "current") else runtime()
-        agents = list(rt.gpu_agents)
+        agents: list[Agent] = list(rt.gpu_agents)
         props = self.properties
         want = (int(props.pciBusID) << 8) | (int(props.pciDeviceID) << 3)
         matches = [a for a in agents if (int(getattr(a, "bdf_id", -1)) & ~7) == want]
@@ -539,7 +544,7 @@ class Device(Handle):
         ``hipDeviceReset``, and allocations on other threads wait for it, so no
         address the reset freed is freed again.
         """
-        self.synchronize()
+        self.sync()
         _reaper.flush(5.0)  # releases posted by the cleared keep-alive lists run now
         _dlpack.flush_drops()   # consumers' deleters queued so far have let go
         with self._reset_lock:
@@ -578,7 +583,8 @@ def _index_of(device: Any) -> int:
         device = _args.integer(device, "device")
         if not -(1 << 31) <= device < 1 << 31:  # HIP's ordinals are ints: out of range is not a device
             raise _api.fail("hipErrorInvalidDevice", "Device", f"{device} is not a device ordinal")
-        return device
+        result: int = device
+        return result
     raise TypeError(f"expected a Device or an index, not {type(device).__name__}")
 
 

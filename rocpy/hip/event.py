@@ -5,14 +5,14 @@
     start = s.record()                 # an Event with timing, recorded on s
     ...
     stop = s.record()
-    stop.synchronize()
-    ms = start.elapsed(stop)           # milliseconds between the two records
+    stop.sync()
+    ms = stop - start                  # milliseconds between the two records
 
 Errors are the runtime's, as `HipError` subclasses, with a note saying why:
 an event made with ``timing=False`` or never recorded gives
-``hipErrorInvalidHandle`` (`rocpy.InvalidHandleError`) from `elapsed`, an
+``hipErrorInvalidHandle`` (`rocpy.InvalidHandleError`) from ``end - start``, an
 event not yet complete ``hipErrorNotReady`` (`rocpy.NotReadyError`).
-`query` and `done` report completion as a bool: not ready is an answer there,
+`query` reports completion as a bool: not ready is an answer there,
 not an error.
 """
 from __future__ import annotations
@@ -67,7 +67,7 @@ class Event(Handle):
     """A HIP event on a device (default: the current device).
 
     ``timing=False`` makes a lighter event that cannot be timed
-    (``hipEventDisableTiming``); ``blocking=True`` makes `synchronize` block
+    (``hipEventDisableTiming``); ``blocking=True`` makes `sync` block
     the thread instead of spinning (``hipEventBlockingSync``);
     ``interprocess=True`` makes an event shareable between processes
     (``hipEventInterprocess``; requires ``timing=False``).
@@ -119,7 +119,7 @@ class Event(Handle):
 
     @property
     def blocking(self) -> bool:
-        """Whether `synchronize` blocks rather than spins."""
+        """Whether `sync` blocks rather than spins."""
         return bool(self._flags & api().lib.hipEventBlockingSync)
 
     @property
@@ -163,12 +163,7 @@ class Event(Handle):
             return False
         raise hip_error(st, "hipEventQuery")
 
-    @property
-    def done(self) -> bool:
-        """`query` as a property."""
-        return self.query()
-
-    def synchronize(self) -> None:
+    def sync(self) -> None:
         """Block until the recorded work is complete."""
         h = self._h
         if h is None:
@@ -177,40 +172,40 @@ class Event(Handle):
         if st:
             raise hip_error(st, "hipEventSynchronize")
 
-    def elapsed(self, end: Event) -> float:
-        """Milliseconds from this event to ``end`` (``hipEventElapsedTime``).
+    def __sub__(self, start: object) -> float:
+        """``end - start``: milliseconds from ``start`` to this event (``hipEventElapsedTime``).
 
         Both must have timing, have been recorded, be complete and be on the
         same device; otherwise the runtime's error is raised with a note.
 
         Args:
-            end: The later `Event`.
+            start: The earlier `Event`.
 
         Returns:
             The time between the two, in milliseconds.
 
         Raises:
-            TypeError: ``end`` is not an `Event`.
+            TypeError: ``start`` is not an `Event` (Python's operator error).
             rocpy.NotReadyError: an event has not completed yet.
             rocpy.HipError: an event has no timing or was not recorded
                 (``hipErrorInvalidHandle``).
         """
-        h = self._require_open()
-        if not isinstance(end, Event):
-            raise TypeError(f"elapsed() takes an Event, not {type(end).__name__}")
-        eh = end._require_open()
+        if not isinstance(start, Event):
+            return NotImplemented
+        sh = start._require_open()
+        eh = self._require_open()
         a = api()
         out = a.ffi.new("float *")
-        st = a.lib.hipEventElapsedTime(out, h, eh)
+        st = a.lib.hipEventElapsedTime(out, sh, eh)
         if st:
             note = None
             if st == a.not_ready:
-                note = "an event has not completed yet: synchronize() the later one first"
-            elif not (self.timing and end.timing):
+                note = "an event has not completed yet: sync() the later one first"
+            elif not (start.timing and self.timing):
                 note = "an event made with timing=False has no time"
             elif st == a.lib.hipErrorInvalidHandle:
                 note = ("both events must have been recorded, on streams of the same device "
-                        f"(Device {self._dev._index} and Device {end._dev._index})")
+                        f"(Device {start._dev._index} and Device {self._dev._index})")
             _api.raise_status(st, "hipEventElapsedTime", note)
         return float(out[0])
 

@@ -23,7 +23,7 @@ from, so either may be closed first.  Buffers a node reaches are borrowed
 (`rocpy._handle.Borrow`): closing one only marks it closed, and its memory is
 freed once no graph or executable graph that could launch on it is left.  Host nodes run on rocpy's dispatcher
 thread; their exceptions are raised as `rocpy.CallbackError` by the next
-`GraphExec.launch` or by ``synchronize()`` of a stream it was launched on.
+`GraphExec.launch` or by ``sync()`` of a stream it was launched on.
 """
 from __future__ import annotations
 
@@ -171,7 +171,8 @@ class Graph(Handle):
         st = a.lib.hipGraphGetNodes(self._require_open(), a.ffi.NULL, n)
         if st:
             raise hip_error(st, "hipGraphGetNodes")
-        return n[0]
+        result: int = n[0]
+        return result
 
     # ---- host nodes' callbacks ---------------------------------------------------
 
@@ -207,7 +208,7 @@ class Graph(Handle):
         return GraphNode(self, out[0], kind)
 
     def add_kernel(self, kernel: Any, grid: Any, block: Any, args: Iterable[Any] = (),
-                   shared_mem: int = 0, deps: Any = ()) -> GraphNode:
+                   *, shared_mem: int = 0, deps: Any = ()) -> GraphNode:
         """A kernel node: like `Kernel.launch` (grid in blocks); arguments are packed now."""
         from .module import Kernel
         if not isinstance(kernel, Kernel):

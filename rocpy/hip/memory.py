@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import functools
 import operator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import numpy as np
@@ -171,7 +172,8 @@ class Buffer(Handle):
         h = self._h
         if h is None:
             raise self._closed_error()
-        return h
+        result: int = h
+        return result
 
     def __int__(self) -> int:
         """The address, as `ptr`."""
@@ -189,12 +191,14 @@ class Buffer(Handle):
     @property
     def context(self) -> Context:
         """The `Context` the memory belongs to."""
-        return self._ctx
+        result: Context = self._ctx
+        return result
 
     @property
     def device(self) -> Device:
         """The device of the buffer's context (the current device for the host context)."""
-        return self._ctx.device
+        result: Device = self._ctx.device
+        return result
 
     @property
     def is_view(self) -> bool:
@@ -453,8 +457,9 @@ class HostBuffer(Buffer):
 
     @classmethod
     def _allocate(cls, ctx: Any, nbytes: Any, flags: int) -> HostBuffer:
-        return cls._allocate_flags(ctx, nbytes, flags, "hipHostMalloc", "hipHostFree",
-                                   "Context.alloc_host")
+        buf: HostBuffer = cls._allocate_flags(ctx, nbytes, flags, "hipHostMalloc", "hipHostFree",
+                                              "Context.alloc_host")
+        return buf
 
     def numpy(self, dtype: Any = np.uint8, shape: Any = None) -> np.ndarray:
         """A writable numpy array over this memory, no copy.
@@ -477,8 +482,9 @@ class ManagedBuffer(Buffer):
 
     @classmethod
     def _allocate(cls, ctx: Any, nbytes: Any, flags: int) -> ManagedBuffer:
-        return cls._allocate_flags(ctx, nbytes, flags, "hipMallocManaged", "hipFree",
-                                   "Context.alloc_managed")
+        buf: ManagedBuffer = cls._allocate_flags(ctx, nbytes, flags, "hipMallocManaged", "hipFree",
+                                                 "Context.alloc_managed")
+        return buf
 
     def numpy(self, dtype: Any = np.uint8, shape: Any = None) -> np.ndarray:
         """A writable numpy array over this memory, no copy (see `HostBuffer.numpy`)."""
@@ -512,7 +518,7 @@ def _fill_pattern(value: Any, nbytes: int, call: str) -> tuple[int, int]:
                     f"not {type(value).__name__}")
 
 
-def _on_null(index: int, fn: Any, *args: Any) -> int:
+def _on_null(index: int, fn: Callable[..., int], *args: Any) -> int:
     """``fn(*args)``, a synchronous call ordered like the legacy null stream of device
     ``index`` (-1: the current device), made with that device current; its status.
 
@@ -536,7 +542,7 @@ def _on_null(index: int, fn: Any, *args: Any) -> int:
         waited = _wait.wait(_wait.STREAM, api().null, index) == 0
     null = _null_of(index)
     if null is None:
-        st = fn(*args)
+        st: int = fn(*args)
     else:
         taken = null._take()
         st = fn(*args)

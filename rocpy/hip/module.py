@@ -401,7 +401,8 @@ class Kernel(Handle):
         st = a.lib.hipFuncGetAttribute(out, getattr(a.lib, full), self._require_open())
         if st:
             raise hip_error(st, "hipFuncGetAttribute")
-        return out[0]
+        result: int = out[0]
+        return result
 
     def __repr__(self) -> str:
         if self._h is None:
@@ -497,7 +498,7 @@ class Kernel(Handle):
         elif stream is None:
             s = self._null
             if s is None or s._h is None:
-                s = self._null = Stream.null(self._dev)
+                s = self._null = Stream._null(self._dev)
         else:
             s = as_stream(stream, self._dev)
         sh = s._enter()   # open, callback errors raised, the current device set if needed

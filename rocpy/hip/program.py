@@ -61,7 +61,7 @@ class Program:
     code object bytes.
     """
 
-    def __init__(self, source: str | bytes, name: str = "program.hip",
+    def __init__(self, source: str | bytes, *, name: str = "program.hip",
                  headers: Mapping[str, str | bytes] | None = None) -> None:
         if not isinstance(source, (str, bytes)):
             raise TypeError(f"Program takes source text (str or bytes), not {type(source).__name__}")
@@ -82,7 +82,7 @@ class Program:
         a = api()
         return a.has("hiprtcCreateProgram") and a.has("hiprtcCompileProgram")
 
-    def compile(self, device: Any = None, options: Iterable[str] = (), *,
+    def compile(self, device: Any = None, *, options: Iterable[str] = (),
                 name_expressions: Iterable[str] = ()) -> Module:
         """Compile for ``device`` (default: current) and load the result as a `Module`.
 
@@ -181,7 +181,8 @@ class Program:
         buf = a.ffi.new("char[]", size[0])
         if a.lib.hiprtcGetProgramLog(prog, buf):
             return ""
-        return a.ffi.string(buf).decode("utf-8", "replace")
+        result: str = a.ffi.string(buf).decode("utf-8", "replace")
+        return result
 
     # ---- hipcc ----------------------------------------------------------------------
 

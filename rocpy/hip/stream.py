@@ -7,7 +7,7 @@
     k.launch(grid, block, args, stream=s)
     s.add_callback(print, "done")          # runs on rocpy's dispatcher thread
     ev = s.record()
-    s.synchronize()                        # callbacks' exceptions raise here
+    s.sync()                        # callbacks' exceptions raise here
     with s.capture(mode="thread_local") as g:
         k.launch(grid, block, args, stream=s)
     g.instantiate().launch(s)
@@ -16,7 +16,7 @@ Kinds of stream:
 
 * ``dev.create_stream(priority=, non_blocking=, cu_mask=)``: owned; destroyed
   by `close` (or ``with``, which synchronizes first);
-* `Stream.null(dev)`: the legacy null stream, borrowed; work on it waits for
+* `Device.default_stream`: the legacy null stream, borrowed; work on it waits for
   the device's blocking streams and they wait for it (``non_blocking``
   streams do not);
 * `Stream.per_thread(dev)`: the calling thread's default stream
@@ -33,7 +33,7 @@ HIP bindings and cuda.core use the CUDA name on ROCm too), on every backend;
 Stream-ordered lifetime: what enqueued work uses (buffers, pageable host
 arrays, kernel arguments) is held by the stream until that work completes.
 The stream records a private event (a fence) every few hundred items, or at
-once where a release waits on it; `synchronize` and `done` drop what is
+once where a release waits on it; `sync` and `query` drop what is
 complete.  A stream closed or collected with work in flight hands what that
 work uses to rocpy's reaper, which drops it when the work completes.  That
 machinery is `_stream_order` (the base class `_OrderedHandle`).
@@ -107,11 +107,14 @@ def _priority_value(dev: Device, priority: Any) -> int:
     priority = _args.integer(priority, "priority")       # numpy ints too
     if not -(1 << 31) <= priority < 1 << 31:
         raise _api.invalid("Device.create_stream", f"priority {priority} is not a C int")
-    return priority
+    result: int = priority
+    return result
 
 
 def _cu_mask_words(mask: Any) -> list[int]:
-    if hasattr(type(mask), "__index__") and not isinstance(mask, bool):
+    if isinstance(mask, bool):
+        raise TypeError("cu_mask is an int or an iterable of 32-bit ints")
+    if hasattr(type(mask), "__index__"):
         mask = _args.integer(mask, "cu_mask")
         if mask <= 0:
             raise _api.invalid("Device.create_stream", "cu_mask must enable at least one CU")
@@ -152,7 +155,7 @@ class Stream(_OrderedHandle):
     _release_first_at_exit = True    # destroyed before what its work uses (see _handle)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise TypeError("make a Stream with Device.create_stream(), Stream.null(), "
+        raise TypeError("make a Stream with Device.create_stream(), Device.default_stream, "
                         "Stream.per_thread() or Stream.from_handle()")
 
     # ---- construction -----------------------------------------------------------
@@ -226,8 +229,9 @@ class Stream(_OrderedHandle):
         return s
 
     @classmethod
-    def null(cls, device: Any = None) -> Stream:
-        """The legacy null stream of ``device`` (default: the current device), borrowed.
+    def _null(cls, device: Any = None) -> Stream:
+        """The legacy null stream of ``device`` (default: the current device), borrowed
+        (public as `Device.default_stream`).
 
         The same object every time (until a device reset).  Work on it runs
         after the device's blocking streams' earlier work and before their
@@ -242,7 +246,8 @@ class Stream(_OrderedHandle):
                     s = dev._null = cls._new(dev, api().ffi.NULL, _NULL, False)
                     s._flags = api().lib.hipStreamDefault
                     s._priority = 0
-        return s
+        result: Stream = s
+        return result
 
     @classmethod
     def per_thread(cls, device: Any = None) -> Stream:
@@ -263,7 +268,7 @@ class Stream(_OrderedHandle):
         return s
 
     @classmethod
-    def from_handle(cls, handle: Any, owner: Any = None, device: Any = None) -> Stream:
+    def from_handle(cls, handle: Any, *, owner: Any = None, device: Any = None) -> Stream:
         """Wrap another library's stream without owning it.
 
         ``handle``: an int or a cffi pointer, or an object with
@@ -295,7 +300,7 @@ class Stream(_OrderedHandle):
             device = _stream_device(value)
         dev = as_device(device)
         if value == 0:
-            return cls.null(dev)
+            return cls._null(dev)
         if value == 2:
             return cls.per_thread(dev)
         h = ffi.cast("hipStream_t", value)
@@ -315,7 +320,8 @@ class Stream(_OrderedHandle):
     @property
     def context(self) -> Context:
         """The device's primary `Context`."""
-        return self._ctx
+        result: Context = self._ctx
+        return result
 
     @property
     def kind(self) -> str:
@@ -350,7 +356,8 @@ class Stream(_OrderedHandle):
         st = getattr(a.lib, call)(h, out)
         if st:
             raise hip_error(st, call)
-        return out[0]
+        result: int = out[0]
+        return result
 
     @property
     def non_blocking(self) -> bool:
@@ -409,7 +416,7 @@ class Stream(_OrderedHandle):
                          f"(ident {self._thread}); here hipStreamPerThread would name this "
                          "thread's own stream: call Stream.per_thread() in this thread")
 
-    def synchronize(self) -> None:
+    def sync(self) -> None:
         """Wait until all work enqueued so far is complete, host callbacks included.
 
         Raises `rocpy.CallbackError` if a callback added with `add_callback`
@@ -428,7 +435,7 @@ class Stream(_OrderedHandle):
         self._pending.poll()
         if self._cb_seen:
             self._cb_seen = False
-            _dispatcher_barrier(call="Stream.synchronize")
+            _dispatcher_barrier(call="Stream.sync")
         self._check_callbacks()
 
     def _check_callbacks(self) -> None:
@@ -445,15 +452,10 @@ class Stream(_OrderedHandle):
         if not any(e is errors for e in self._more_errors):
             self._more_errors.append(errors)
 
-    @property
-    def done(self) -> bool:
+    def query(self) -> bool:
         """Whether all work enqueued so far is complete (``hipStreamQuery``; not
         ready is False, not an error).  Host callbacks may still be running
-        on rocpy's dispatcher thread; `synchronize` waits for them too."""
-        return self.query()
-
-    def query(self) -> bool:
-        """`done` as a method."""
+        on rocpy's dispatcher thread; `sync` waits for them too."""
         lane = self._lane
         if lane.ready < 0 or self._h is None or lane.errors.pending:
             self._enter()
@@ -504,12 +506,12 @@ class Stream(_OrderedHandle):
         finally:
             marker.close()  # the runtime keeps the wait's dependency itself
 
-    def record(self, event: Event | None = None, timing: bool = True) -> Event:
+    def record(self, event: Event | None = None, *, timing: bool = True) -> Event:
         """Record ``event`` (default: a new one, with ``timing``) here and return it.
 
         Args:
             event: An `Event` of this stream's device to record again; None makes one.
-            timing: Whether the new event records time (for `Event.elapsed`).
+            timing: Whether the new event records time (for ``end - start``).
 
         Returns:
             The recorded `Event`.
@@ -531,7 +533,7 @@ class Stream(_OrderedHandle):
         Never on the runtime's thread.  Later work on the stream does not wait
         for ``fn`` to return.  If ``fn`` raises, the exception is reported as
         `rocpy.CallbackError` by the next use of this stream (at the latest
-        `synchronize`, which also waits for the callbacks before it).  In a
+        `sync`, which also waits for the callbacks before it).  In a
         capture it becomes a host node of the graph (running at each launch).
         Uses ``hipLaunchHostFunc``, or ``hipStreamAddCallback`` where the
         runtime lacks it.
@@ -586,7 +588,8 @@ class Stream(_OrderedHandle):
         st = a.lib.hipStreamIsCapturing(h, out)
         if st:
             raise hip_error(st, "hipStreamIsCapturing")
-        return out[0] == a.lib.hipStreamCaptureStatusActive
+        result: bool = out[0] == a.lib.hipStreamCaptureStatusActive
+        return result
 
     def _capturing_elsewhere(self) -> bool:
         """True when the stream takes part in a capture rocpy did not begin (a fork)."""
@@ -609,7 +612,7 @@ class Stream(_OrderedHandle):
                             "the stream is capturing: leave its `with stream.capture()` "
                             "block before closing it")
         if self._kind != _OWNED and self._h is not None and not self._release_held():
-            self.synchronize()
+            self.sync()
         super().close(stream)
 
     def __enter__(self) -> Stream:
@@ -620,7 +623,7 @@ class Stream(_OrderedHandle):
         """Synchronize, then close (an owned stream is destroyed)."""
         try:
             if self._h is not None:
-                self.synchronize()
+                self.sync()
         finally:
             self.close()
 
@@ -668,7 +671,7 @@ def as_stream(obj: Any, device: Any = None) -> Stream:
     if type(obj) is Stream:
         return obj
     if obj is None:
-        return Stream.null(device)
+        return Stream._null(device)
     if isinstance(obj, Stream):
         return obj
     handle = stream_handle(obj)

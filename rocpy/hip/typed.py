@@ -35,7 +35,7 @@ class TypedBuffer:
 
     __slots__ = ("buffer", "dtype", "shape", "readonly", "__weakref__")
 
-    def __init__(self, buffer: Buffer, dtype: Any, shape: Any = None,
+    def __init__(self, buffer: Buffer, dtype: Any, shape: Any = None, *,
                  readonly: bool = False) -> None:
         dt = _args.dtype(dtype)      # TypeError: object, zero-size, not a dtype
         n = buffer.nbytes

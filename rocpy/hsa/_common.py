@@ -12,12 +12,15 @@ import os
 import threading
 from dataclasses import dataclass
 from collections.abc import Callable, Iterable
-from typing import Any, Generic, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from .. import _args, _backend
 from ..errors import NotSupportedError, hsa_error
 
-_api: tuple[Any, Any] | None = None
+if TYPE_CHECKING:
+    from .._lib_stub import _Lib as Lib
+
+_api: tuple[Any, Lib] | None = None
 _lock = threading.Lock()
 
 UINT64_MAX = (1 << 64) - 1
@@ -33,7 +36,7 @@ def _forget_after_fork() -> None:
 os.register_at_fork(after_in_child=_forget_after_fork)
 
 
-def api() -> tuple[Any, Any]:
+def api() -> tuple[Any, Lib]:
     """``(ffi, lib)`` of the loaded backend; raises `NotSupportedError` without HSA."""
     global _api
     a = _api
@@ -120,7 +123,8 @@ def _decode_scalar(ffi: Any, kind: str) -> Callable[[Any, Any], Any]:
 
 
 def _decode_str(ffi: Any, buf: Any) -> str:
-    return ffi.string(buf, 64).decode("utf-8", "replace")
+    result: str = ffi.string(buf, 64).decode("utf-8", "replace")
+    return result
 
 
 def enum_name(ctype: str, value: int, prefix: str) -> str:
@@ -168,8 +172,8 @@ def timestamp_frequency() -> int:
     global _frequency
     if _frequency is None:
         _, lib = api()
-        _frequency = read_info(lib.hsa_system_get_info, (), lib.HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY,
-                               "u64", "hsa_system_get_info") or 1_000_000_000
+        _frequency = int(read_info(lib.hsa_system_get_info, (), lib.HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY,
+                                   "u64", "hsa_system_get_info") or 1_000_000_000)
     return _frequency
 
 

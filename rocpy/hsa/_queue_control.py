@@ -61,7 +61,8 @@ def priority_value(priority: str) -> int:
     _, lib = api()
     if priority not in PRIORITIES:
         raise ValueError(f"priority must be one of {PRIORITIES}, not {priority!r}")
-    return getattr(lib, f"HSA_AMD_QUEUE_PRIORITY_{priority.upper()}")
+    result: int = getattr(lib, f"HSA_AMD_QUEUE_PRIORITY_{priority.upper()}")
+    return result
 
 
 def set_cu_mask(lib: Any, queue: Any, words: list[int]) -> None:

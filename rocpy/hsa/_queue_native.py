@@ -48,7 +48,7 @@ def create_native(agent: Agent, h_agent: Any, opts: QueueOptions) -> NativeQueue
     trampoline = ffi.cast("void (*)(hsa_status_t, hsa_queue_t *, void *)",
                           ffi.addressof(lib, "rocpy_callqueue_queue_error"))
     out = ffi.new("hsa_queue_t **")
-    st = lib.hsa_queue_create(h_agent, opts.size, opts.type_value, trampoline,
+    st = lib.hsa_queue_create(h_agent, opts.size, opts.kind_value, trampoline,
                               ffi.cast("void *", token), opts.private_segment_size,
                               opts.group_segment_size, out)
     if st:

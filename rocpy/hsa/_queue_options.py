@@ -23,8 +23,8 @@ class QueueOptions:
     """What `Queue(...)` was asked for, checked; sizes as hsa_queue_create takes them."""
 
     size: int
-    type: str
-    type_value: int
+    kind: str
+    kind_value: int
     on_error: Callable[[BaseException], Any] | None
     private_segment_size: int     # UINT32_MAX: no limit
     group_segment_size: int       # UINT32_MAX: no limit
@@ -36,7 +36,7 @@ class QueueOptions:
     priority_value: int
 
 
-def queue_options(agent: Agent, size: int | None, type: str,
+def queue_options(agent: Agent, size: int | None, kind: str,
                   on_error: Callable[[BaseException], Any] | None, *,
                   private_segment_size: int | None, group_segment_size: int | None,
                   profiling: bool, kernarg_bytes: int, kernarg_segments: int,
@@ -54,9 +54,9 @@ def queue_options(agent: Agent, size: int | None, type: str,
         raise ValueError(f"queue size must be a positive power of two below 2**32, got {size!r}")
     kernarg_segments = _args.integer(kernarg_segments, "kernarg_segments", 1, MAX_KERNARG_SEGMENTS)
     kernarg_bytes = _args.integer(kernarg_bytes, "kernarg_bytes", 1, _args.U64)
-    types = {"multi": lib.HSA_QUEUE_TYPE_MULTI, "single": lib.HSA_QUEUE_TYPE_SINGLE}
-    if type not in types:
-        raise ValueError(f"queue type must be 'multi' or 'single', not {type!r}")
+    kinds = {"multi": lib.HSA_QUEUE_TYPE_MULTI, "single": lib.HSA_QUEUE_TYPE_SINGLE}
+    if kind not in kinds:
+        raise ValueError(f"queue kind must be 'multi' or 'single', not {kind!r}")
     if kernarg_segments < 1 or kernarg_bytes < kernarg_segments * 4096:
         raise ValueError("the kernarg ring needs at least one segment of 4096 bytes: "
                          "kernarg_bytes >= 4096 * kernarg_segments")
@@ -65,6 +65,6 @@ def queue_options(agent: Agent, size: int | None, type: str,
     group = UINT32_MAX if group_segment_size is None else \
         unsigned(group_segment_size, 32, "group_segment_size")
     words = None if cu_mask is None else cu_mask_words(cu_mask, agent.compute_units)
-    return QueueOptions(size, type, types[type], on_error, private, group, bool(profiling),
+    return QueueOptions(size, kind, kinds[kind], on_error, private, group, bool(profiling),
                         kernarg_bytes, kernarg_segments, words, priority,
                         priority_value(priority))

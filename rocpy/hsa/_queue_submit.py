@@ -1,4 +1,4 @@
-"""`Queue`'s kernel submission: single dispatches, prepared batches, `synchronize`.
+"""`Queue`'s kernel submission: single dispatches, prepared batches, `sync`.
 
 Submission is C (``rocpy/_native/fast/hsa/aql.c``): kernarg bytes copied into
 the queue's kernarg ring (one allocation from the CPU agent's kernarg pool,
@@ -9,7 +9,7 @@ atomic release store, and the doorbell rung.  A kernarg segment is recycled
 after the barrier-AND packet that closed it completed, i.e. after every
 dispatch that used it.  What those dispatches use (the argument objects,
 the completion signal) is kept alive until then: a segment's objects are
-released by rocpy's reaper once the segment retired, or by `synchronize`.
+released by rocpy's reaper once the segment retired, or by `sync`.
 """
 from __future__ import annotations
 
@@ -178,7 +178,7 @@ class Submission:
         if completion_signal is None:
             sig = 0
         elif type(completion_signal) is not Signal or completion_signal._h is None:
-            signal_handle(completion_signal, "completion_signal")   # raises the right error
+            sig = signal_handle(completion_signal, "completion_signal")  # raises the right error
         else:
             sig = completion_signal._hv
         with self._lock:
@@ -282,7 +282,7 @@ class Submission:
                 raise ValueError(f"dispatches[{i}] was prepared for {d.kernel.agent!r}, not for "
                                  f"this queue's agent {self.agent!r}")
 
-    def synchronize(self, timeout: float | None = None) -> None:
+    def sync(self, timeout: float | None = None) -> None:
         """Wait until everything submitted so far completed; then release what it kept alive.
 
         Raises the queue's error if it fails meanwhile, `TimeoutError` after

@@ -114,7 +114,8 @@ def _isa_name(isa: Any) -> str:
     st = lib.hsa_isa_get_info_alt(isa, lib.HSA_ISA_INFO_NAME, buf)
     if st:
         raise hsa_error(st, "hsa_isa_get_info_alt")
-    return ffi.string(buf, n).decode()
+    result: str = ffi.string(buf, n).decode()
+    return result
 
 
 class Agent(Handle):
@@ -189,7 +190,8 @@ class Agent(Handle):
     def type(self) -> str:
         """``'cpu'``, ``'gpu'``, ``'dsp'`` (or ``'aie'`` on newer runtimes)."""
         try:
-            return self._static["type"]
+            result: str = self._static["type"]
+            return result
         except KeyError:
             value = self._fixed("device", "HSA_AGENT_INFO_DEVICE", "enum")
             kind = self._static["type"] = enum_name("hsa_device_type_t", value, "HSA_DEVICE_TYPE_")
@@ -226,7 +228,8 @@ class Agent(Handle):
     def isa_name(self) -> str | None:
         """The full ISA name (``'amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-'``); None on a CPU."""
         try:
-            return self._static["isa_name"]
+            result: str | None = self._static["isa_name"]
+            return result
         except KeyError:
             pass
         isa = self._fixed("isa", "HSA_AGENT_INFO_ISA", "hsa_isa_t")
@@ -321,7 +324,7 @@ class Agent(Handle):
         st = lib.hsa_agent_get_info(h, lib.HSA_AGENT_INFO_CACHE_SIZE, buf)
         if st:
             raise hsa_error(st, "hsa_agent_get_info")
-        return tuple(buf)  # type: ignore[return-value]
+        return tuple(buf)
 
     def extension_supported(self, extension: int | str, major: int = 1, minor: int = 0) -> bool:
         """Whether the agent supports `extension` (id or name) at ``major.minor``."""
@@ -345,7 +348,8 @@ class Agent(Handle):
                 if getattr(self, which) is None:
                     setattr(self, which, fresh)
                 items = getattr(self, which)
-        return items
+        result: list[Any] = items
+        return result
 
     def _all_pools(self) -> list[Pool]:
         from .memory import Pool
@@ -353,7 +357,7 @@ class Agent(Handle):
         return self._cached("_pools", Pool, lib.rocpy_hsa_list_memory_pools,
                             "hsa_amd_memory_pool_t", "hsa_amd_agent_iterate_memory_pools")
 
-    def pools(self, segment: str | None = None, fine_grained: bool | None = None,
+    def pools(self, *, segment: str | None = None, fine_grained: bool | None = None,
               kernarg: bool | None = None, allocatable: bool | None = None) -> list[Pool]:
         """The agent's AMD memory pools, filtered.
 
@@ -375,7 +379,7 @@ class Agent(Handle):
         return [p for p in self._all_pools() if p._matches(segment, fine_grained, kernarg,
                                                            allocatable)]
 
-    def regions(self, segment: str | None = None, fine_grained: bool | None = None,
+    def regions(self, *, segment: str | None = None, fine_grained: bool | None = None,
                 kernarg: bool | None = None, allocatable: bool | None = None) -> list[Region]:
         """The agent's HSA regions (the core API's view of memory), filtered like `pools`."""
         from .memory import Region
@@ -390,17 +394,17 @@ class Agent(Handle):
 
     # ---- queues ----------------------------------------------------------------------
 
-    def create_queue(self, size: int | None = None, type: str = "multi",
+    def create_queue(self, size: int | None = None, *, kind: str = "multi",
                      on_error: Any = None, **options: Any) -> Queue:
         """A new AQL queue on this agent; see `rocpy.hsa.Queue` for the options.
 
         ``size`` in packets (a power of two; default 4096, within the agent's
-        limits), ``type`` ``'multi'`` or ``'single'``, ``on_error(exc)`` called
+        limits), ``kind`` ``'multi'`` or ``'single'``, ``on_error(exc)`` called
         on rocpy's dispatcher thread when the queue fails.
 
         Args:
             size: Packets in the ring (a power of two); None: 4096.
-            type: ``'multi'`` (several producers) or ``'single'``.
+            kind: ``'multi'`` (several producers) or ``'single'``.
             on_error: Called with the exception when the queue fails.
             **options: `rocpy.hsa.Queue`'s keyword options (``cu_mask``,
                 ``priority``, ``profiling``, ...).
@@ -412,4 +416,4 @@ class Agent(Handle):
             rocpy.HsaError: ``hsa_queue_create`` failed (the runtime's status).
         """
         from .queue import Queue
-        return Queue(self, size=size, type=type, on_error=on_error, **options)
+        return Queue(self, size=size, kind=kind, on_error=on_error, **options)

@@ -111,7 +111,8 @@ def _size(size: Any) -> int:
     size = size.__index__()
     if size <= 0 or size >= 1 << 64:
         raise ValueError(f"size must be positive and fit in size_t, got {size}")
-    return size
+    result: int = size
+    return result
 
 
 def _detach(lib: Any, ptr: Any) -> None:

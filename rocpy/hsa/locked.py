@@ -77,7 +77,8 @@ class LockedMemory(Handle):
     @property
     def ptr(self) -> int:
         """The agents' address (raises `rocpy.ClosedError` once unlocked)."""
-        return self._require_open()
+        result: int = self._require_open()
+        return result
 
     # the property's getter itself (mypy reads a property in its class body as a method)
     __int__: Callable[[LockedMemory], int] = ptr.fget  # type: ignore[attr-defined]
@@ -85,7 +86,8 @@ class LockedMemory(Handle):
 
     def __enter__(self) -> int:  # type: ignore[override]
         """``with hsa.lock(array) as ptr``: the agents' pointer."""
-        return self._require_open()
+        result: int = self._require_open()
+        return result
 
     def __repr__(self) -> str:
         h = self._h

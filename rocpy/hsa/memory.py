@@ -72,7 +72,7 @@ class _MemoryPlace(Handle):
         return h
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other._hv == self._hv  # type: ignore[attr-defined]
+        return type(other) is type(self) and other._hv == self._hv
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, self._hv))
@@ -135,13 +135,10 @@ class _MemoryPlace(Handle):
     def flags(self) -> frozenset[str]:  # pragma: no cover - overridden
         raise NotImplementedError
 
-    @property
-    def size(self) -> int:  # pragma: no cover - overridden
-        raise NotImplementedError
-
-    @property
-    def alloc_allowed(self) -> bool:  # pragma: no cover - overridden
-        raise NotImplementedError
+    #: Bytes in the pool or region (each subclass's `Fixed` info attribute).
+    size: Fixed[int]
+    #: Whether `allocate` may be used (each subclass's `Fixed` info attribute).
+    alloc_allowed: Fixed[bool]
 
     # the C calls behind `info` and `allocate`, by name
     _INFO_CALL = "hsa_amd_memory_pool_get_info"
@@ -193,7 +190,8 @@ class Pool(_MemoryPlace):
 
     @staticmethod
     def _allocate_into(lib: Any, h: Any, size: int, out: Any) -> int:
-        return lib.hsa_amd_memory_pool_allocate(h, size, 0, out)
+        result: int = lib.hsa_amd_memory_pool_allocate(h, size, 0, out)
+        return result
 
     @staticmethod
     def _free(lib: Any, ptr: Any) -> None:
@@ -246,7 +244,8 @@ class Region(_MemoryPlace):
 
     @staticmethod
     def _allocate_into(lib: Any, h: Any, size: int, out: Any) -> int:
-        return lib.hsa_memory_allocate(h, size, out)
+        result: int = lib.hsa_memory_allocate(h, size, out)
+        return result
 
     @staticmethod
     def _free(lib: Any, ptr: Any) -> None:
@@ -292,7 +291,8 @@ def _size(nbytes: Any) -> int:
     nbytes = unsigned(nbytes, 64, "nbytes")   # TypeError, ValueError past size_t
     if nbytes == 0:
         raise ValueError("nbytes must be positive, got 0")
-    return nbytes
+    result: int = nbytes
+    return result
 
 
 class Buffer(Addressed):

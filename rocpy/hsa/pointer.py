@@ -80,7 +80,8 @@ def pointer_info(ptr: Any, runtime: Runtime | None = None) -> PointerInfo:
         raise ValueError("ptr is NULL")
     if runtime is None:
         agent = getattr(ptr, "agent", None) or getattr(ptr, "cpu", None)
-        runtime = agent.runtime if agent is not None else Runtime.current()
+        found: Runtime = agent.runtime if agent is not None else Runtime.current()
+        runtime = found
     by_handle = {a._hv: a for a in runtime._listed_agents()}
     info = ffi.new("hsa_amd_pointer_info_t *")
     info.size = ffi.sizeof("hsa_amd_pointer_info_t")

@@ -7,7 +7,7 @@
     q.barrier_and([s1, s2], completion_signal=s3)
     d = k.prepare(...) / hsa.Dispatch(k, ...)        # a prepared packet and its arguments
     q.dispatch_many([d1, d2, ...])                    # N packets, one doorbell
-    q.synchronize()                                   # everything submitted so far is done
+    q.sync()                                   # everything submitted so far is done
 
 The parts, one file each: the options (``_queue_options``), the native
 objects made at creation (``_queue_native``), the release recipe and error
@@ -54,7 +54,7 @@ class Queue(Submission, Barriers, Control, Profiling, Handle):
     """An AQL queue of a GPU agent (hsa_queue_create), destroyed at release.
 
     Options: ``size`` in packets (a power of two within the agent's
-    ``queue_min_size``..``queue_max_size``; default 4096), ``type``
+    ``queue_min_size``..``queue_max_size``; default 4096), ``kind``
     (``'multi'`` or ``'single'``), ``on_error(exc)`` (called on rocpy's
     dispatcher thread when the queue fails), ``private_segment_size`` and
     ``group_segment_size`` (hints; default: no limit), ``profiling`` (record
@@ -92,18 +92,18 @@ class Queue(Submission, Barriers, Control, Profiling, Handle):
         "base_address",
         "doorbell",
         "id",
+        "kind",
         "size",
-        "type",
     )
 
-    def __init__(self, agent: Agent, size: int | None = None, type: str = "multi",
-                 on_error: Callable[[BaseException], Any] | None = None, *,
+    def __init__(self, agent: Agent, size: int | None = None, *, kind: str = "multi",
+                 on_error: Callable[[BaseException], Any] | None = None,
                  private_segment_size: int | None = None, group_segment_size: int | None = None,
                  profiling: bool = False, kernarg_bytes: int = DEFAULT_KERNARG_BYTES,
                  kernarg_segments: int = DEFAULT_KERNARG_SEGMENTS,
                  cu_mask: Iterable[int] | None = None, priority: str = "normal") -> None:
         h_agent = agent_handle(agent)
-        opts = queue_options(agent, size, type, on_error,
+        opts = queue_options(agent, size, kind, on_error,
                              private_segment_size=private_segment_size,
                              group_segment_size=group_segment_size, profiling=profiling,
                              kernarg_bytes=kernarg_bytes, kernarg_segments=kernarg_segments,
@@ -141,7 +141,7 @@ class Queue(Submission, Barriers, Control, Profiling, Handle):
         self.agent: Agent = agent
         self.id: int = int(queue.id)
         self.size: int = int(queue.size)
-        self.type: str = opts.type
+        self.kind: str = opts.kind
         self.doorbell: int = int(queue.doorbell_signal.handle)
         self.base_address: int = int(ffi.cast("uintptr_t", queue.base_address))
         super().__init__(queue, (destroy, QueueNative(lib, native, ring, pending, lock)),
@@ -182,12 +182,14 @@ class Queue(Submission, Barriers, Control, Profiling, Handle):
     @property
     def read_index(self) -> int:
         """The read index (hsa_queue_load_read_index_scacquire)."""
-        return self._lib.hsa_queue_load_read_index_scacquire(self._require_open())
+        result: int = self._lib.hsa_queue_load_read_index_scacquire(self._require_open())
+        return result
 
     @property
     def write_index(self) -> int:
         """The write index (hsa_queue_load_write_index_scacquire)."""
-        return self._lib.hsa_queue_load_write_index_scacquire(self._require_open())
+        result: int = self._lib.hsa_queue_load_write_index_scacquire(self._require_open())
+        return result
 
     @property
     def kernarg_generation(self) -> int:

@@ -205,17 +205,20 @@ class Runtime(Handle):
     @property
     def timestamp(self) -> int:
         """The system timestamp now, in ticks of `timestamp_frequency`."""
-        return self.info("HSA_SYSTEM_INFO_TIMESTAMP", "u64")
+        result: int = self.info("HSA_SYSTEM_INFO_TIMESTAMP", "u64")
+        return result
 
     @property
     def timestamp_frequency(self) -> int:
         """Ticks per second of the system timestamp (and of every timeout hint)."""
-        return self.info("HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY", "u64")
+        result: int = self.info("HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY", "u64")
+        return result
 
     @property
     def signal_max_wait(self) -> int:
         """The longest a signal wait blocks before it may return, in ticks."""
-        return self.info("HSA_SYSTEM_INFO_SIGNAL_MAX_WAIT", "u64")
+        result: int = self.info("HSA_SYSTEM_INFO_SIGNAL_MAX_WAIT", "u64")
+        return result
 
     @property
     def endianness(self) -> str:
@@ -234,17 +237,20 @@ class Runtime(Handle):
     @property
     def build_version(self) -> str | None:
         """The runtime's build string (HSA_AMD_SYSTEM_INFO_BUILD_VERSION)."""
-        return self.info("HSA_AMD_SYSTEM_INFO_BUILD_VERSION", "cstr")
+        result: str | None = self.info("HSA_AMD_SYSTEM_INFO_BUILD_VERSION", "cstr")
+        return result
 
     @property
     def svm_supported(self) -> bool:
         """Whether shared virtual memory (hsa_amd_svm_*) is supported."""
-        return self.info("HSA_AMD_SYSTEM_INFO_SVM_SUPPORTED", "bool")
+        result: bool = self.info("HSA_AMD_SYSTEM_INFO_SVM_SUPPORTED", "bool")
+        return result
 
     @property
     def svm_accessible_by_default(self) -> bool:
         """Whether every agent can access SVM memory without hsa_amd_svm_attributes_set."""
-        return self.info("HSA_AMD_SYSTEM_INFO_SVM_ACCESSIBLE_BY_DEFAULT", "bool")
+        result: bool = self.info("HSA_AMD_SYSTEM_INFO_SVM_ACCESSIBLE_BY_DEFAULT", "bool")
+        return result
 
     @property
     def xnack_enabled(self) -> bool | None:

@@ -127,12 +127,12 @@ def _order_error(op: str, order: Any) -> ValueError:
 
 
 def _conditions_and_values(n: int, conditions: str | Sequence[str],
-                           values: int | Sequence[int]) -> tuple[list, list, Any, Any]:
+                           values: int | Sequence[int]) -> tuple[list[str], list[int], Any, Any]:
     """``n`` conditions and values for a wait on several signals, from one for all or
     one per signal (numpy ints too), checked: as lists and as the C arrays."""
     conds = [conditions] * n if isinstance(conditions, str) else list(conditions)
     if hasattr(type(values), "__index__"):          # one value for all
-        vals = [values] * n
+        vals: list[int] = [values] * n  # type: ignore[list-item]  # an int-like (__index__), checked by _int64
     else:
         vals = list(_args.sequence(values, "values"))
     if len(conds) != n or len(vals) != n:
@@ -183,7 +183,8 @@ def _int64(value: Any, what: str = "value") -> int:
             raise TypeError(f"{what} must be an int, not {type(value).__name__}") from None
     if not -(1 << 63) <= value < 1 << 63:
         raise OverflowError(f"{what} {value} does not fit in a signed 64-bit signal value")
-    return value
+    result: int = value
+    return result
 
 
 def _destroy(lib: Any, handle: Any) -> None:
@@ -357,7 +358,8 @@ class Signal(Handle):
             fn = _by_int["load"][order]
         except KeyError:
             raise _order_error("load", order) from None
-        return fn(self._hv if _BY_INT else self._h)
+        result: int = fn(self._hv if _BY_INT else self._h)
+        return result
 
     @property
     def value(self) -> int:
@@ -395,7 +397,8 @@ class Signal(Handle):
 
     def exchange(self, value: int, order: str = "scacq_screl") -> int:
         """Set the value; return the previous one (hsa_signal_exchange_*)."""
-        return self._rmw("exchange", value, order)
+        result: int = self._rmw("exchange", value, order)
+        return result
 
     def cas(self, expected: int, value: int, order: str = "scacq_screl") -> int:
         """Set `value` if the value is `expected`; return the value observed (hsa_signal_cas_*)."""
@@ -404,7 +407,8 @@ class Signal(Handle):
             fn = _ops["cas"][order]
         except KeyError:
             raise _order_error("cas", order) from None
-        return fn(h, _int64(expected, "expected"), _int64(value))
+        result: int = fn(h, _int64(expected, "expected"), _int64(value))
+        return result
 
     def add(self, value: int, order: str = "scacq_screl") -> None:
         """Add `value` (hsa_signal_add_*)."""
@@ -475,7 +479,7 @@ class Signal(Handle):
                     hint = ticks(min(left, _SLICE)) if left > 0 else 0
                 if self._h is None:
                     raise ClosedError("hsa.Signal was closed while waited on")
-                observed = fn(h, cond, target, hint, state)
+                observed: int = fn(h, cond, target, hint, state)
                 if satisfied(condition, observed, target):
                     return observed
                 if deadline is not None and time.monotonic() >= deadline:

@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 def _address(x: Any, what: str) -> int:
     """The address of a Buffer, LockedMemory, cffi pointer or int."""
     if isinstance(x, (Buffer, LockedMemory)):
-        return x._require_open()
+        result: int = x._require_open()
+        return result
     if hasattr(type(x), "__index__") and not isinstance(x, bool):
         return _args.unsigned(x, 64, what)          # an address (numpy ints too)
     ffi, _ = api()

@@ -51,6 +51,13 @@ def _call(name: str, *args: Any) -> None:
         raise hsa_error(st, name)
 
 
+def _memory_type(name: str) -> int:
+    """An ``hsa_amd_memory_type_t`` value by name (ROCm 6 headers on; older ones lack it)."""
+    _, lib = api()
+    value: int = getattr(lib, name)
+    return value
+
+
 def _free_range(lib: Any, va: Any, size: int) -> None:
     st = lib.hsa_amd_vmem_address_free(va, size)
     if st:
@@ -102,7 +109,8 @@ class AddressRange(Handle):
     @property
     def address(self) -> int:
         """The range's first address."""
-        return self._require_open()
+        result: int = self._require_open()
+        return result
 
     def map(self, memory: PhysicalMemory, *, offset: int = 0, size: int | None = None) -> Mapping:
         """Map `memory` at ``address + offset`` (hsa_amd_vmem_map); no agent may access it yet."""
@@ -132,7 +140,7 @@ class PhysicalMemory(Handle):
             if not size:
                 raise ValueError("size must be positive")
             out = ffi.new("hsa_amd_vmem_alloc_handle_t *")
-            kind = lib.MEMORY_TYPE_PINNED if pinned else lib.MEMORY_TYPE_NONE
+            kind = _memory_type("MEMORY_TYPE_PINNED" if pinned else "MEMORY_TYPE_NONE")
             _call("hsa_amd_vmem_handle_create", pool._require_open(), size,
                   kind, 0, out)
             handle = int(out.handle)
@@ -164,18 +172,18 @@ class PhysicalMemory(Handle):
         handle = int(out.handle)
         pool_out = ffi.new("hsa_amd_memory_pool_t *")
         kind = ffi.new("hsa_amd_memory_type_t *")
-        st = lib.hsa_amd_vmem_get_alloc_properties_from_handle(out[0], pool_out, kind)
+        st = _features.function("hsa_amd_vmem_get_alloc_properties_from_handle")(out[0], pool_out, kind)
         if st:
-            lib.hsa_amd_vmem_handle_release(out[0])
+            _features.function("hsa_amd_vmem_handle_release")(out[0])
             raise hsa_error(st, "hsa_amd_vmem_get_alloc_properties_from_handle")
         runtime = runtime or Runtime.current()
         pool = next((p for a in runtime._listed_agents() for p in a.pools()
                      if p._require_open().handle == pool_out.handle), None)
         if pool is None:
-            lib.hsa_amd_vmem_handle_release(out[0])
+            _features.function("hsa_amd_vmem_handle_release")(out[0])
             raise RuntimeError("the imported memory's pool is not one of this runtime's")
         size = os.fstat(fd).st_size
-        return cls(pool, size, pinned=int(kind[0]) == lib.MEMORY_TYPE_PINNED, _imported=handle)
+        return cls(pool, size, pinned=int(kind[0]) == _memory_type("MEMORY_TYPE_PINNED"), _imported=handle)
 
     def __repr__(self) -> str:
         state = "closed " if self._h is None else ""
@@ -211,7 +219,8 @@ class Mapping(Handle):
     @property
     def address(self) -> int:
         """Where the memory is mapped."""
-        return self._require_open()
+        result: int = self._require_open()
+        return result
 
     # the property's getter itself (mypy reads a property in its class body as a method)
     __int__: Callable[[Mapping], int] = address.fget  # type: ignore[attr-defined]

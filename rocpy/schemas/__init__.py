@@ -12,4 +12,5 @@ def load(name: str) -> dict[str, Any]:
     """The schema ``name`` (``"info"`` or ``"bench"``) as a dict."""
     if name not in ("info", "bench"):
         raise ValueError(f"no schema {name!r}; one of info, bench")
-    return json.loads(resources.files(__name__).joinpath(f"{name}.json").read_text())
+    result: dict[str, Any] = json.loads(resources.files(__name__).joinpath(f"{name}.json").read_text())
+    return result

@@ -76,7 +76,8 @@ class Dispatch:
             raise ValueError(f"kernel {self.name!r}: no signature was registered with its emulation "
                              f"(register_kernel(name, fn, signature='float *x, int n')); "
                              f"read arguments with d.arg(offset, fmt)")
-        return self._signature.unpack(self.kernarg, self.name)
+        result: dict[str, Any] = self._signature.unpack(self.kernarg, self.name)
+        return result
 
     def arg(self, offset: int, fmt: str) -> Any:
         """The kernel argument at ``offset`` unpacked with struct format ``fmt``."""
@@ -94,7 +95,9 @@ def _install(ffi: Any) -> None:
     if id(ffi) in _installed:
         return
 
-    @ffi.def_extern()
+    extern: Callable[[Callable[[Any, Any], int]], Callable[[Any, Any], int]] = ffi.def_extern()
+
+    @extern
     def rocpy_stub_python_kernel(d: Any, user: Any) -> int:  # called from C
         fn, signature = ffi.from_handle(user)
         try:
@@ -104,8 +107,8 @@ def _install(ffi: Any) -> None:
             name = ffi.string(d.name).decode(errors="replace")
             text = traceback.format_exc()
             sys.stderr.write(f"rocpy.stub: the emulation of kernel {name!r} raised:\n" + text)
-            exc.add_note(f"raised by the stub's emulation of kernel {name!r}") \
-                if hasattr(exc, "add_note") else None
+            if sys.version_info >= (3, 11):  # notes are new in 3.11
+                exc.add_note(f"raised by the stub's emulation of kernel {name!r}")
             with _lock:
                 if len(_failures) < _MAX_FAILURES:
                     _failures.append(exc)

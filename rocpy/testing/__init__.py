@@ -37,7 +37,7 @@ def settle(timeout: float = 10.0, poll: float = 0.01) -> dict[str, int]:
     hip = sys.modules.get("rocpy.hip")
     if hip is not None:
         for i in range(hip.device_count()):
-            hip.Device(i).synchronize()
+            hip.Device(i).sync()
     while True:
         rocpy.debug.collect(max(0.0, deadline - time.monotonic()))
         live = rocpy.debug.live_objects()

@@ -134,7 +134,7 @@ def rocpy_stream(rocpy_device: Any) -> Iterator[Any]:
     try:
         yield stream
     finally:
-        stream.synchronize()
+        stream.sync()
         stream.close()
 
 

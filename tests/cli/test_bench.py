@@ -363,7 +363,7 @@ def test_a_run_leaves_no_live_objects(cli, tmp_path):
     status, _, err, _ = _bench(cli, tmp_path, "--compare", "--size-max", "8K")
     assert status == 0, err
     for i in range(hip.device_count()):
-        hip.Device(i).synchronize()
+        hip.Device(i).sync()
     deadline = time.monotonic() + 5
     while True:
         rocpy.debug.collect()

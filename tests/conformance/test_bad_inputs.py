@@ -151,7 +151,7 @@ def test_closed_objects_refuse_use(dev, load):
     s = dev.create_stream()
     s.close()
     with pytest.raises(rocpy.ClosedError):
-        s.synchronize()
+        s.sync()
     with pytest.raises(rocpy.ClosedError):
         load("empty").launch(1, 1, (), stream=s)
     ev = hip.Event(dev)

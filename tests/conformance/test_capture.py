@@ -39,7 +39,7 @@ def test_capture_then_launch_replays_the_work(dev, load, rng):
             exe.launch(s)
             out = np.empty(N, np.float32)
             C.copy_to(out, stream=s)
-            s.synchronize()
+            s.sync()
             assert np.array_equal(out, a + b)
         exe.close()
 
@@ -57,7 +57,7 @@ def test_nothing_runs_while_capturing(dev, load):
         buf.copy_to(out)
         assert (out == 0).all()
         g.instantiate().launch(s)
-        s.synchronize()
+        s.sync()
         buf.copy_to(out)
         assert (out == 5).all()
 
@@ -85,10 +85,10 @@ def test_synchronize_during_capture_invalidates_it(dev):
         with pytest.raises(rocpy.HipError) as end:
             with s.capture():
                 with pytest.raises(rocpy.HipError) as sync:
-                    s.synchronize()
+                    s.sync()
                 assert sync.value.name == "hipErrorStreamCaptureUnsupported"
         assert end.value.name == "hipErrorStreamCaptureInvalidated"
-        s.synchronize()                     # the stream is usable again
+        s.sync()                     # the stream is usable again
 
 
 def test_relaxed_capture_allows_allocation(dev, load):
@@ -100,8 +100,8 @@ def test_relaxed_capture_allows_allocation(dev, load):
         assert len(g) == 1                      # the launch was captured, the allocation was not
         buf.close()
         g.instantiate().launch(s)
-        s.synchronize()
-        assert s.done
+        s.sync()
+        assert s.query()
 
 
 def test_thread_local_capture_ignores_other_threads(dev, load):
@@ -122,13 +122,13 @@ def test_thread_local_capture_ignores_other_threads(dev, load):
             t.join()
         assert errors == []
         g.instantiate().launch(s)
-        s.synchronize()
+        s.sync()
 
 
 def test_null_stream_cannot_capture(dev):
     # refused by hipStreamBeginCapture itself (hipamd, CUDA and the stub), so the
     # block never runs: not some later error of an end-of-capture on the null stream
-    null = hip.Stream.null(dev)
+    null = dev.default_stream
     entered = False
     with pytest.raises(rocpy.HipError) as info:
         with null.capture():
@@ -149,7 +149,7 @@ def test_exception_in_block_abandons_graph(dev, load):
         with pytest.raises(rocpy.ClosedError, match="raised"):
             g.instantiate()
         assert not s.is_capturing
-        s.synchronize()
+        s.sync()
 
 
 def test_capture_keeps_pageable_sources_alive(dev):
@@ -161,7 +161,7 @@ def test_capture_keeps_pageable_sources_alive(dev):
         exe = g.instantiate()
         del g
         exe.launch(s)
-        s.synchronize()
+        s.sync()
         out = np.empty(N, np.uint32)
         buf.copy_to(out)
         assert (out == 3).all()

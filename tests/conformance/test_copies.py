@@ -39,7 +39,7 @@ def test_round_trip(dev, data, src_kind, dst_kind, on_stream):
             src.copy_from(data, stream=s)
             dst.copy_from(src, stream=s)
             dst.copy_to(out, stream=s)
-            s.synchronize()
+            s.sync()
     else:
         src.copy_from(data)
         dst.copy_from(src)
@@ -89,7 +89,7 @@ def test_pageable_source_lives_until_the_copy_completes(dev, spin, data):
         gc.collect()
         out = np.empty_like(data)
         buf.copy_to(out, stream=s)
-        s.synchronize()
+        s.sync()
     assert np.array_equal(out, data)
 
 
@@ -108,7 +108,7 @@ def test_fill_bytes_and_words(dev):
     with dev.create_stream() as s:
         buf[1024:2048].fill(np.int32(-1), stream=s)
         buf.copy_to(out, stream=s)
-        s.synchronize()
+        s.sync()
     assert (out[256:512] == 0xFFFFFFFF).all() and (out[:256].view(np.float32) == 1.5).all()
 
 

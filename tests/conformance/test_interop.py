@@ -48,5 +48,5 @@ def test_stream_protocol_round_trip(dev):
         assert version == 0 and handle != 0
         again = hip.Stream.from_handle(handle, device=dev)
         assert again.kind == "foreign" and again.__hip_stream__() == (0, handle)
-        again.synchronize()
+        again.sync()
         again.close()

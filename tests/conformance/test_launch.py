@@ -20,7 +20,7 @@ def test_vadd(dev, load, rng, n):
         vadd.launch((n + 255) // 256, 256, (A, B, C, np.int32(n)), stream=s)
         out = np.empty_like(a)
         C.copy_to(out, stream=s)
-        s.synchronize()
+        s.sync()
     np.testing.assert_array_equal(out, a + b)
 
 
@@ -40,7 +40,7 @@ def test_fill_only_the_first_n(dev, load):
     buf.fill(0)
     with dev.create_stream() as s:
         fill.launch(4, 256, (buf, np.uint32(1), np.int32(1000)), stream=s)
-        s.synchronize()
+        s.sync()
     out = np.empty(1024, np.uint32)
     buf.copy_to(out)
     assert (out[:1000] == 1).all() and (out[1000:] == 0).all()
@@ -52,7 +52,7 @@ def test_repeated_launches_with_changing_arguments(dev, load):
     with dev.create_stream() as s:
         for i, b in enumerate(bufs):
             fill.launch(1, 256, (b, np.uint32(i), np.int32(256)), stream=s)
-        s.synchronize()
+        s.sync()
     for i, b in enumerate(bufs):
         out = np.empty(256, np.uint32)
         b.copy_to(out)
@@ -83,8 +83,8 @@ def test_empty_kernel_many_times(dev, load):
     with dev.create_stream() as s:
         for _ in range(1000):
             empty.launch(1, 1, (), stream=s)
-        s.synchronize()
-        assert s.done
+        s.sync()
+        assert s.query()
 
 
 def test_launch_on_foreign_stream_protocol(dev, load):
@@ -100,7 +100,7 @@ def test_launch_on_foreign_stream_protocol(dev, load):
 
     with dev.create_stream() as s:
         fill.launch(1, 256, (buf, np.uint32(3), np.int32(256)), stream=Foreign(s))
-        s.synchronize()
+        s.sync()
     out = np.empty(256, np.uint32)
     buf.copy_to(out)
     assert (out == 3).all()
@@ -111,7 +111,7 @@ def test_per_thread_stream(dev, load):
     buf = dev.context.alloc(256 * 4)
     pts = hip.Stream.per_thread(dev)
     fill.launch(1, 256, (buf, np.uint32(8), np.int32(256)), stream=pts)
-    pts.synchronize()
+    pts.sync()
     out = np.empty(256, np.uint32)
     buf.copy_to(out)
     assert (out == 8).all()

@@ -30,7 +30,7 @@ def test_work_in_one_stream_runs_in_order(dev, spin):
         x.fill(np.uint32(2), stream=s)    # must not overtake the slow fill
         out = np.empty(N, np.uint32)
         x.copy_to(out, stream=s)
-        s.synchronize()
+        s.sync()
     assert (out == 2).all()
 
 
@@ -48,21 +48,21 @@ def test_blocking_stream_waits_for_null_stream(dev, spin):
     with dev.create_stream() as s:
         out = np.empty(N, np.uint32)
         x.copy_to(out, stream=s)
-        s.synchronize()
+        s.sync()
     assert (out == 5).all()
 
 
 def test_non_blocking_stream_is_not_ordered_with_null_stream(dev, spin):
     x = dev.context.alloc(N * 4)
     y = dev.context.alloc(N * 4)
-    null = hip.Stream.null(dev)
+    null = dev.default_stream
     spin(x, 3, 400)                              # slow, on the null stream
     marker = null.record(timing=False)
     with dev.create_stream(non_blocking=True) as s:
         y.fill(np.uint32(9), stream=s)
-        s.synchronize()                          # returns while the null stream still works
+        s.sync()                          # returns while the null stream still works
         assert not marker.query()
-    marker.synchronize()
+    marker.sync()
     assert (host_of(y) == 9).all() and (host_of(x) == 3).all()
     marker.close()
 
@@ -72,7 +72,7 @@ def test_blocking_stream_is_ordered_after_null_work_enqueued_before(dev, spin):
     with dev.create_stream() as s:
         spin(x, 11, 100)                         # null stream
         x.fill(np.uint32(12), stream=s)          # waits for the null stream's spin
-        s.synchronize()
+        s.sync()
     assert (host_of(x) == 12).all()
 
 
@@ -82,8 +82,8 @@ def test_event_wait_orders_two_streams(dev, spin):
         spin(x, 21, 100, stream=a)
         b.wait(a.record(timing=False))
         x.fill(np.uint32(22), stream=b)
-        b.synchronize()
-        a.synchronize()
+        b.sync()
+        a.sync()
     assert (host_of(x) == 22).all()
 
 
@@ -93,7 +93,7 @@ def test_stream_wait_on_stream(dev, spin):
         spin(x, 31, 100, stream=a)
         b.wait(a)
         x.fill(np.uint32(32), stream=b)
-        b.synchronize()
+        b.sync()
     assert (host_of(x) == 32).all()
 
 
@@ -110,7 +110,7 @@ def test_host_callbacks_run_in_stream_order(dev, spin):
         spin(xh, 1, 50, stream=s)
         s.add_callback(lambda: seen.append(("after spin", int(view[0]), int(view[-1]))))
         s.add_callback(lambda: seen.append(threading.get_ident() != main))
-        s.synchronize()
+        s.sync()
     assert seen == ["first", ("after spin", 1, 1), True]
 
 
@@ -118,6 +118,6 @@ def test_done_reports_progress_without_raising(dev, spin):
     x = dev.context.alloc(N * 4)
     with dev.create_stream() as s:
         spin(x, 1, 200, stream=s)
-        assert s.done is False
-        s.synchronize()
-        assert s.done is True
+        assert s.query() is False
+        s.sync()
+        assert s.query() is True

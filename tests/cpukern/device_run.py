@@ -33,7 +33,7 @@ def main(path: str) -> int:
             mod, row["compiler"] = compile_module(dev, case.file)
             try:
                 got, want, items = case.run(dev, mod, 1)
-                dev.synchronize()
+                dev.sync()
             finally:
                 mod.close()
             check(case, got, want)

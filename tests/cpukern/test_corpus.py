@@ -23,7 +23,7 @@ def test_printf_lines_reach_stdout(dev, compiler, capfd):
     mod, _ = compile_module(dev, "printf")
     try:
         mod["hello"].launch(3, 64, (7,))
-        dev.synchronize()
+        dev.sync()
     finally:
         mod.close()
     lines = sorted(line for line in capfd.readouterr().out.splitlines() if "rocpy-hello" in line)

@@ -137,7 +137,7 @@ mod = hip.Program(source(sys.argv[1] if len(sys.argv) > 1 else "{file}"), name="
 buf = dev.context.alloc(4096)
 print("ptr", buf.ptr, flush=True)
 {launch}
-dev.synchronize()
+dev.sync()
 print("survived", flush=True)
 """
 

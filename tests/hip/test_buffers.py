@@ -112,7 +112,7 @@ def test_close_in_stream_order_waits_for_the_stream(dev, spin, allocations):
         spin(buf, 1, 300, stream=s)
         buf.close(stream=s)                       # hipMalloc memory: deferred until s is done
         assert buf.closed and allocations() == base + 1
-        s.synchronize()
+        s.sync()
         rocpy.debug.collect()
         assert allocations() == base
 
@@ -125,7 +125,7 @@ def test_stream_ordered_allocation_uses_free_async(dev, spin, allocations):
         spin(buf, 1, 200, stream=s)
         buf.close(stream=s)                       # hipFreeAsync: the stream frees it
         assert allocations() == base + 1
-        s.synchronize()
+        s.sync()
         assert allocations() == base
 
 
@@ -144,7 +144,7 @@ def test_stream_ordered_allocation_on_another_device_is_refused(run_script):
                 print("refused", exc.status, "Device 0" in str(exc) and "Device 1" in str(exc))
             with d0.context.alloc(64, stream=s) as own:     # its own device's stream works
                 own.close(stream=s)
-            s.synchronize()
+            s.sync()
         rocpy.debug.collect()
         print("alive", rocpy.debug.live_objects())
     """, ROCPY_STUB_DEVICES="2")
@@ -162,7 +162,7 @@ def test_buffer_used_by_a_running_copy_is_kept(dev, spin, allocations):
         del src                                   # the stream holds it until the copy is done
         gc.collect()
         assert allocations() == base + 2
-        s.synchronize()
+        s.sync()
     out = np.empty(1 << 14, np.uint32)
     dst.copy_to(out)
     assert (out == 9).all()
@@ -176,7 +176,7 @@ def test_close_accepts_stream_protocol(dev):
                 return s.__hip_stream__()
         buf.close(stream=P())
         assert buf.closed                   # closed at once; the memory goes when the stream passes
-        s.synchronize()
+        s.sync()
 
 
 def test_cuda_array_interface_on_every_backend(dev):

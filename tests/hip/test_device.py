@@ -85,15 +85,16 @@ def test_factories(dev):
         assert s.device is dev and e.device is dev and not e.timing
         e.record(s)
     assert dev.context is dev.context and dev.context.devices == (dev,)
-    assert dev.null_stream is hip.Stream.null(dev)
+    null = dev.default_stream
+    assert null is dev.default_stream and null.kind == "null" and null.device is dev
 
 
 def test_synchronize(dev, spin):
     buf = dev.context.alloc(4096)
     with dev.create_stream(non_blocking=True) as s:
         spin(buf, 4, 50, stream=s)
-        dev.synchronize()
-        assert s.done
+        dev.sync()
+        assert s.query()
 
 
 def test_set_current(dev):
@@ -140,7 +141,7 @@ def test_reset_invalidates_everything_made_on_the_device(dev, load, allocations)
     with pytest.raises(rocpy.ClosedError, match="reset"):
         buf.ptr
     with pytest.raises(rocpy.ClosedError, match="reset"):
-        s.synchronize()
+        s.sync()
     assert rocpy.debug.live_objects() == {}
     # nothing was released twice or late; the device works as before
     del buf, view, s, ev, k, mod

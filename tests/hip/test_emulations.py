@@ -45,17 +45,17 @@ def test_a_raising_emulation_is_a_failed_launch(dev, load, stub):
     with dev.create_stream() as s:
         k.launch(1, 64, args, s)            # enqueued fine
         with pytest.raises(rocpy.HipError) as info:
-            s.synchronize()
+            s.sync()
         assert info.value.name == "hipErrorLaunchFailure"
         cause = info.value.__cause__
         assert isinstance(cause, rocpy.CallbackError)
         assert isinstance(cause.errors[0], ZeroDivisionError)
         assert "the emulation's own bug" in str(cause)
         assert cause.errors[0].__traceback__ is not None   # the traceback travels with it
-        s.synchronize()                                   # reported once; the stream works on
+        s.sync()                                   # reported once; the stream works on
         stub.register_kernel("vadd", lambda d: None)
         k.launch(1, 64, args, s)
-        s.synchronize()
+        s.sync()
     assert control.take_failures() == []
     for b in bufs:
         b.close()
@@ -75,7 +75,7 @@ def test_the_process_survives_a_raising_emulation():
         b = dev.context.alloc(256)
         k.launch(1, 1, (b, b, b, np.int32(1)))
         try:
-            dev.synchronize()
+            dev.sync()
         except rocpy.HipError as e:
             print("raised", e.name, type(e.__cause__).__name__)
     """.format(root=ROOT)
@@ -122,7 +122,7 @@ def test_a_users_emulation_wins_over_the_builtin(dev, load, stub):
     bufs, args = vadd_args(dev)
     out = np.zeros(64, np.float32)
     k.launch(1, 64, args)
-    dev.synchronize()
+    dev.sync()
     bufs[2].copy_to(out)
     assert np.array_equal(out, np.arange(64, dtype=np.float32) * 4)
 
@@ -131,7 +131,7 @@ def test_a_users_emulation_wins_over_the_builtin(dev, load, stub):
         d.array(c, np.float32, n)[:] = d.array(a, np.float32, n) - d.array(b, np.float32, n)
     stub.register_kernel("vadd", vsub)
     k.launch(1, 64, args)
-    dev.synchronize()
+    dev.sync()
     bufs[2].copy_to(out)
     assert np.array_equal(out, np.arange(64, dtype=np.float32) * 2)
     for b in bufs:
@@ -163,7 +163,7 @@ def test_arguments_by_name_and_type(dev, load, stub):
                                                  d.array(a["b"], np.float32, a["n"]))
     stub.register_kernel("vadd", vsub, signature="const float *a, const float *b, float *c, int n")
     k.launch(1, 64, args)
-    dev.synchronize()
+    dev.sync()
     assert seen == {"a": bufs[0].ptr, "b": bufs[1].ptr, "c": bufs[2].ptr, "n": 64}
     out = np.zeros(64, np.float32)
     bufs[2].copy_to(out)
@@ -178,7 +178,7 @@ def test_args_without_a_signature_says_how(dev, load, stub):
     stub.register_kernel("vadd", lambda d: d.args)
     k.launch(1, 64, args)
     with pytest.raises(rocpy.HipError) as info:
-        dev.synchronize()
+        dev.sync()
     assert "no signature was registered" in str(info.value.__cause__.errors[0])
     for b in bufs:
         b.close()
@@ -220,7 +220,7 @@ def test_a_mangled_name_gives_the_types_without_a_signature(dev, stub, kernel_ca
     stub.register_kernel("_Z5scalePfif", lambda d: seen.update(d.args))
     buf = dev.context.alloc(64)
     k.launch(1, 16, (buf, 16, 2.5))           # typed from the same name: plain numbers
-    dev.synchronize()
+    dev.sync()
     assert seen == {"arg0": buf.ptr, "arg1": 16, "arg2": 2.5}
     buf.close()
     mod.close()

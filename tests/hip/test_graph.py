@@ -35,7 +35,7 @@ def test_explicit_graph(dev, load, rng):
     del a, b                                    # the graph keeps its pageable sources
     with dev.create_stream() as s:
         exe.launch(s)
-        s.synchronize()
+        s.sync()
     assert seen == ["done"]
     A_host = np.empty(N, np.float32)
     A.copy_to(A_host)
@@ -77,15 +77,15 @@ def test_host_node_errors_reach_the_next_launch(dev):
         warnings.simplefilter("ignore", CallbackWarning)
         exe.launch(s)
         with pytest.raises(rocpy.CallbackError):
-            s.synchronize()                         # the stream it ran on reports it
+            s.sync()                         # the stream it ran on reports it
         exe.launch(s)
         from rocpy.hip.stream import _dispatcher_barrier
-        dev.synchronize()                           # not a use of s or of exe
+        dev.sync()                           # not a use of s or of exe
         _dispatcher_barrier()
         s._more_errors.clear()                      # report through the graph this time
         with pytest.raises(rocpy.CallbackError):
             exe.launch(s)
-        s.synchronize()
+        s.sync()
     g.close(), exe.close()
 
 
@@ -98,7 +98,7 @@ def test_executable_outlives_its_graph(dev, load):
     g.close()
     del fill
     exe.launch()
-    dev.synchronize()
+    dev.sync()
     out = np.empty(N, np.uint32)
     buf.copy_to(out)
     assert (out == 6).all()
@@ -113,7 +113,7 @@ def test_captured_callback_becomes_a_host_node(dev):
         exe = g.instantiate()
         exe.launch(s)
         exe.launch(s)
-        s.synchronize()
+        s.sync()
     assert seen == [1, 1]
     g.close(), exe.close()
 
@@ -125,9 +125,9 @@ def test_captured_launch_arguments_are_frozen(dev, load):
         with s.capture() as g:
             fill.launch(N // 256, 256, (buf, np.uint32(1), np.int32(N)), stream=s)
         fill.launch(N // 256, 256, (buf, np.uint32(2), np.int32(N)), stream=s)  # reuses the buffer
-        s.synchronize()
+        s.sync()
         g.instantiate().launch(s)
-        s.synchronize()
+        s.sync()
     out = np.empty(N, np.uint32)
     buf.copy_to(out)
     assert (out == 1).all()

@@ -106,7 +106,7 @@ def test_cai_export_has_the_pending_stream(dev):
         buf.fill(1, stream=s)
         iface = buf.typed(np.float32).__cuda_array_interface__
         assert iface["stream"] == s.__hip_stream__()[1] and iface["typestr"] == "<f4"
-        s.synchronize()
+        s.sync()
     buf.close()
 
 
@@ -155,7 +155,7 @@ def test_cai_import_waits_for_the_producer_stream(dev, spin):
         spin(src, 9, 50, stream=producer)
         dst.copy_from(Foreign(src.ptr, 1 << 16, stream=producer.__hip_stream__()[1]),
                       stream=consumer)
-        consumer.synchronize()
+        consumer.sync()
         out = np.zeros(1 << 14, np.uint32)
         dst.copy_to(out)
         assert (out == 9).all()

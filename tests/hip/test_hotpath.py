@@ -44,7 +44,7 @@ class Side:
         assert (type(self.s._lane) is not PyLane) is compiled
 
     def close(self) -> None:
-        self.s.synchronize()
+        self.s.sync()
         self.s.close()
         if self.owner:
             for b in self.bufs:
@@ -179,7 +179,7 @@ def test_scalars_pack_byte_identically(sides, recorder, typed):
         results = []
         for side in (hot, slow):
             results.append(outcome(lambda side=side: side.k.launch(1, 1, case, side.s)))
-            side.s.synchronize()
+            side.s.sync()
         assert results[0] == results[1], case
         if results[0][0] == "ok":
             ok += 1
@@ -198,7 +198,7 @@ def test_struct_by_value_and_hidden_arguments_pack_byte_identically(sides, recor
         for side in (hot, slow):
             payload = bytes(range(size))
             side.k.launch(grid, block, (payload, hot.bufs[0], bytearray(payload)), side.s)
-            side.s.synchronize()
+            side.s.sync()
         (a, ga, ba), (b, gb, bb) = seen[-2], seen[-1]
         assert a == b and ga == gb and ba == bb, (grid, block)
     assert len(seen) == 8
@@ -216,7 +216,7 @@ def test_hidden_arguments_follow_the_geometry(sides, recorder):
                              (5, (7,), 0), (5, 7, 0)):
         for side in (hot, slow):
             side.k.launch(grid, block, (side.bufs[0], 1.5, np.int32(4)), side.s, shared_mem=shm)
-            side.s.synchronize()
+            side.s.sync()
         assert seen[-2][0][end:] == seen[-1][0][end:] and seen[-2][1:] == seen[-1][1:], \
             (grid, block, shm)
     assert len({s[0][end:] for s in seen}) >= 5   # the hidden values changed with the geometry
@@ -237,7 +237,7 @@ def test_a_mutated_grid_list_is_revalidated_and_used(sides, recorder):
         assert info.value.name == "hipErrorInvalidConfiguration"
         grid[0] = 3
         side.k.launch(grid, 4, args, side.s)
-        side.s.synchronize()
+        side.s.sync()
     assert [g for _, g, _ in seen] == [(4, 1, 1), (12, 1, 1)] * 2
     assert seen[0][0] == seen[2][0] and seen[1][0] == seen[3][0] and seen[0][0] != seen[1][0]
 
@@ -252,7 +252,7 @@ def test_numpy_integers_are_accepted_as_geometry(grid, block, shm, sides, record
     for side in (hot, slow):
         args = (side.bufs[0], np.float32(1.5), 1)
         side.k.launch(grid, block, args, side.s, shared_mem=shm)
-        side.s.synchronize()
+        side.s.sync()
     assert seen[0] == seen[1] and seen[0][1][0] == 8
 
 
@@ -275,7 +275,7 @@ def test_args_from_a_generator_are_accepted_and_a_non_iterable_refused(sides, re
     for side in (hot, slow):
         values = (side.bufs[0], np.float32(1.5), np.int32(1))
         side.k.launch(1, 4, (v for v in values), side.s)
-        side.s.synchronize()
+        side.s.sync()
         with pytest.raises(TypeError, match="args must be a sequence of the kernel's arguments, "
                                             "not int"):
             side.k.launch(1, 4, 5, side.s)
@@ -353,7 +353,7 @@ def test_copies_give_the_same_bytes_and_errors(sides):
         a.copy_from(host, side.s)
         b.copy_from(a, side.s)           # the compiled copy: buffer to buffer on a Stream
         b[:16].copy_to(c[16:32], side.s)
-        side.s.synchronize()
+        side.s.sync()
         assert bytes(b.copy_to(bytearray(misuse.N))) == host.tobytes()
         assert bytes(c[16:32].copy_to(bytearray(16))) == host[:16].tobytes()
         assert a._last is not None and b._last is not None
@@ -389,9 +389,9 @@ def test_event_record_query_and_stream_query_agree(sides, dev):
         with dev.create_stream() as other:
             other.wait(ev)                      # hipStreamWaitEvent by address
             other.wait(side.s)
-            other.synchronize()
-        side.s.synchronize()
-        assert ev.query() and side.s.query() and side.s.done
+            other.sync()
+        side.s.sync()
+        assert ev.query() and side.s.query()
         ev.close()
         assert outcome(lambda: ev.query())[0] is rocpy.ClosedError
         assert outcome(lambda: side.s.wait(ev))[0] is rocpy.ClosedError
@@ -444,7 +444,7 @@ def test_threads_launching_one_kernel_never_mix_geometries(sides, recorder, dev)
                 for j in range(100):
                     grid = i + 1 if j % 2 else [i + 1]
                     hot.k.launch(grid, 4, (hot.bufs[0], np.float32(1.5), 4), s)
-                s.synchronize()
+                s.sync()
         except Exception as exc:  # noqa: BLE001 - reported below
             errors.append(exc)
     threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
@@ -480,7 +480,7 @@ def test_numpy_scalars_for_untyped_slots_stay_compiled(kernel_file, dev, recorde
     bufs = [dev.context.alloc(64) for _ in range(3)]
     k.launch(1, 1, (*bufs, np.int32(16)), s)       # the benchmark's 4-argument launch
     k.launch(1, 1, (*bufs, np.float32(2.5)), s)
-    s.synchronize()
+    s.sync()
     assert [kernarg[24:28] for kernarg, _, _ in seen] == [np.int32(16).tobytes(),
                                                           np.float32(2.5).tobytes()]
     assert not fallbacks, "a numpy scalar of an untyped slot's width went to the Python packer"
@@ -490,7 +490,7 @@ def test_numpy_scalars_for_untyped_slots_stay_compiled(kernel_file, dev, recorde
     scalars = mod2["scalars"]
     seen2 = recorder("scalars")
     scalars.launch(1, 1, (7, np.int16(7), np.int32(7), bufs[0], np.float32(7), None, 7, bufs[1]), s)
-    s.synchronize()
+    s.sync()
     kernarg = seen2[0][0]
     l_at, d_at = scalars.params[3].offset, scalars.params[5].offset
     assert kernarg[l_at:l_at + 8] == bufs[0].ptr.to_bytes(8, "little")

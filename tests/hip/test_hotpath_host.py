@@ -43,7 +43,7 @@ def paths(dev):
     bufs = {id(s): [dev.context.alloc(N) for _ in range(2)] for s in (hot, slow)}
     yield hot, slow, bufs
     for s in (hot, slow):
-        s.synchronize()
+        s.sync()
         for b in bufs[id(s)]:
             b.close()
         s.close()
@@ -81,7 +81,7 @@ def test_host_to_device_copies_agree(name, paths):
         dst.fill(0xAA)
         src = make()
         res = outcome(lambda: dst.copy_from(src, s))
-        s.synchronize()
+        s.sync()
         got[id(s)] = (res, bytes(dst.copy_to(bytearray(N))))
     assert got[id(hot)] == got[id(slow)]
 
@@ -111,7 +111,7 @@ def test_device_to_host_copies_agree(name, paths):
         src.copy_from(bytes(range(256)))
         dst = make()
         res = outcome(lambda: src.copy_to(dst, s))
-        s.synchronize()
+        s.sync()
         got[id(s)] = res, outcome(lambda: dst)
     assert got[id(hot)] == got[id(slow)]
 
@@ -137,7 +137,7 @@ def test_the_compiled_copy_takes_host_arrays_itself_and_holds_them(paths):
         assert memory._copy_async(buf, other, to_other, hot) is False
     assert len(hot._lane.box[0]) == n
     assert memory._copy_async(bufs[id(slow)][0], arr, False, slow) is False   # Python lane
-    hot.synchronize()
+    hot.sync()
     assert hot._lane.box[0] == []
     del kept, held
     ba.extend(b"x")                                     # released once complete
@@ -190,7 +190,7 @@ def test_event_methods_agree_with_the_python_definitions(paths, dev):
     for s in (hot, slow, None):
         assert ev.record(s) is ev and record(ev, s) is ev
         assert ev.record(stream=s) is ev
-        ev.synchronize()
+        ev.sync()
         assert ev.query() is query(ev) is True
     _agree(lambda: ev.record(hot, 1), lambda: record(ev, hot, 1))        # TypeError
     _agree(lambda: ev.record(sream=hot), lambda: record(ev, sream=hot))  # TypeError
@@ -210,13 +210,13 @@ def test_stream_query_agrees_and_drops_what_completed_work_held(paths, dev):
     query = _methods.PYTHON["Stream.query"]
     for s, q in ((hot, hip.Stream.__dict__["query"].__get__(hot)), (slow, lambda: query(slow))):
         bufs[id(s)][0].copy_from(bufs[id(s)][1], s)
-        s.synchronize()
+        s.sync()
         bufs[id(s)][0].copy_from(bufs[id(s)][1], s)
         assert len(s._lane.box[0]) == 1
         while not q():              # a query that says complete drops what the work held
             assert len(s._lane.box[0]) == 1
         assert s._lane.box[0] == []
-        assert s.query() is query(s) is True and s.done
+        assert s.query() is query(s) is True
     for s in (hot, slow):   # a pending callback error: raised by both, once
         s._errors.add(ZeroDivisionError("from a callback"))
     a = outcome(lambda: hot.query())
@@ -242,7 +242,7 @@ def test_buffer_copies_are_compiled_with_the_stream_positional_or_by_keyword(pat
     assert buf.copy_to(dst=out, stream=hot) is out        # the Python definition's names
     held = hot._lane.box[0][n:]                           # by keyword: the Python definition,
     assert [type(k) for _, k in held] == [np.ndarray, memoryview, memoryview]   # compiled copy
-    hot.synchronize()
+    hot.sync()
     assert bytes(out) == src.tobytes()
     assert buf.copy_to(bytearray(N)) == src.tobytes()     # no stream: synchronous, Python
     py = _methods.PYTHON["Buffer.copy_from"]

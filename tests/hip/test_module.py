@@ -63,7 +63,7 @@ def test_kernel_params_and_info(dev, load):
 def test_kernel_keeps_module_alive(dev, kernel_file):
     k = hip.Module.load(kernel_file("empty"), dev)["empty"]
     k.launch(1, 1, ())                            # the module object is gone; its kernel works
-    dev.synchronize()
+    dev.sync()
 
 
 def test_module_closed_while_kernel_lives(dev, kernel_file):
@@ -73,7 +73,7 @@ def test_module_closed_while_kernel_lives(dev, kernel_file):
     with pytest.raises(rocpy.ClosedError):
         mod["empty"]
     k.launch(1, 1, ())
-    dev.synchronize()
+    dev.sync()
 
 
 def test_launch_on_other_device_stream_is_refused(dev, load):
@@ -99,7 +99,7 @@ def test_geometry_cache_revalidates(dev, load):
         k.launch(1.5, 1, ())
     with pytest.raises(TypeError):
         k.launch(1, 1, (), shared_mem=1.0)
-    dev.synchronize()
+    dev.sync()
 
 
 def test_concurrent_launches_pack_their_own_arguments(dev, load):
@@ -140,7 +140,7 @@ def test_packed_bytes_reach_the_kernel(dev, load):
     try:
         buf = dev.context.alloc(64)
         k.launch((3, 2), (4, 1, 2), (buf, 0xABCD, -7, -(2**40)))
-        dev.synchronize()
+        dev.sync()
     finally:
         rocpy.stub.unregister_kernel("spin_fill")
     assert seen == [(buf.ptr, 0xABCD, -7, -(2**40), (12, 2, 2), (4, 1, 2))]

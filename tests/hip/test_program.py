@@ -127,7 +127,7 @@ def test_extern_c_kernels_are_typed_from_the_source(dev, compiler):
     try:
         buf = dev.context.alloc(64)
         k.launch(1, 16, (buf, 2, 16))            # plain Python numbers, by value
-        dev.synchronize()
+        dev.sync()
         assert seen == [(2.0, 16)]
         with pytest.raises(ArgumentTypeError, match=r"args\[2\] \(int .*got float"):
             k.launch(1, 16, (buf, 3, 2.5))

@@ -55,8 +55,8 @@ def test_cu_mask(dev):
 
 
 def test_null_and_per_thread(dev):
-    null = hip.Stream.null(dev)
-    assert null is hip.Stream.null(dev) is hip.Stream.null() and null.kind == "null"
+    null = dev.default_stream
+    assert null is dev.default_stream is hip.Device.current().default_stream and null.kind == "null"
     assert not null.owned and null.__hip_stream__() == (0, 0)
     assert null.priority == 0 and null.flags == 0
     pts = hip.Stream.per_thread(dev)
@@ -66,9 +66,9 @@ def test_null_and_per_thread(dev):
     t.start(), t.join()
     assert other[0] is not pts
     null.close()                                   # borrowed: only the wrapper closes
-    assert hip.Stream.null(dev) is not null and not hip.Stream.null(dev).closed
-    pts.synchronize()
-    hip.Stream.null(dev).synchronize()
+    assert dev.default_stream is not null and not dev.default_stream.closed
+    pts.sync()
+    dev.default_stream.sync()
 
 
 def test_from_handle_borrows_and_keeps_owner(dev):
@@ -89,13 +89,13 @@ def test_from_handle_borrows_and_keeps_owner(dev):
     del h
     gc.collect()
     assert ref() is not None                       # the wrapper keeps its owner
-    s.synchronize()
+    s.sync()
     s.close()                                      # never destroys the handle
-    owner.synchronize()
+    owner.sync()
     del s
     gc.collect()
     owner.close()
-    assert hip.Stream.from_handle(0, device=dev) is hip.Stream.null(dev)
+    assert hip.Stream.from_handle(0, device=dev) is dev.default_stream
     assert hip.Stream.from_handle(2, device=dev) is hip.Stream.per_thread(dev)
     with pytest.raises(TypeError):
         hip.Stream.from_handle("x")
@@ -135,7 +135,7 @@ def test_stream_protocols_on_every_backend(dev):
             stream_handle(Floaty())
         buf = dev.context.alloc(64)
         buf.fill(7, stream=Cuda(h))          # a stream taken through __cuda_stream__
-        s.synchronize()
+        s.sync()
         out = bytearray(64)
         buf.copy_to(out)
         assert out == b"\x07" * 64
@@ -163,9 +163,9 @@ def test_callback_exception_is_reported_once(dev):
             warnings.simplefilter("ignore", CallbackWarning)
             s.add_callback(boom)
             with pytest.raises(rocpy.CallbackError) as info:
-                s.synchronize()
+                s.sync()
         assert isinstance(info.value.__cause__, RuntimeError)
-        s.synchronize()                            # reported once, then forgotten
+        s.sync()                            # reported once, then forgotten
 
 
 def test_callback_error_raised_by_next_use(dev):
@@ -173,7 +173,7 @@ def test_callback_error_raised_by_next_use(dev):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", CallbackWarning)
             s.add_callback(lambda: 1 / 0)
-            dev.synchronize()                      # not a use of s
+            dev.sync()                      # not a use of s
             stream_module._dispatcher_barrier()
             with pytest.raises(rocpy.CallbackError):
                 s.record().close()                 # any use of the stream reports it
@@ -183,7 +183,7 @@ def test_callback_arguments_and_type_check(dev):
     got = []
     with dev.create_stream() as s:
         s.add_callback(got.append, 5)
-        s.synchronize()
+        s.sync()
         with pytest.raises(TypeError):
             s.add_callback(5)
     assert got == [5]
@@ -207,7 +207,7 @@ def test_fences_batch_kernel_arguments(dev, load):
         for _ in range(stream_module.FENCE_EVERY * 2 + 5):
             empty.launch(1, 1, (), stream=s)
         assert len(s._lane.box[0]) == 5            # two fences recorded, five items after
-        s.synchronize()
+        s.sync()
         assert not s._lane.box[0] and len(s._pending) == 0
 
 
@@ -220,7 +220,7 @@ def test_closing_a_busy_stream_hands_its_work_to_the_reaper(dev, spin, allocatio
     del buf                                        # only the stream holds it now
     s.close()                                      # the stub waits; the keep-alive moves on
     gc.collect()
-    dev.synchronize()
+    dev.sync()
     rocpy.debug.collect()
     assert allocations() == base
 
@@ -246,4 +246,4 @@ def test_capture_mode_is_checked(dev):
 
 def test_done_and_query(dev):
     with dev.create_stream() as s:
-        assert s.done is True and s.query() is True
+        assert s.query() is True

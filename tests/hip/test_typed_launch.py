@@ -48,7 +48,7 @@ def test_mangled_kernel_converts_by_value(dev, kernel_file, recorded, compiled):
     k.launch(1, 16, (buf, 3, 2.5))
     k.launch(1, 16, (buf, np.int32(-1), 2))
     k.launch(1, 16, (buf, True, np.float32(0.25)))
-    dev.synchronize()
+    dev.sync()
     assert [struct.unpack("<Qif", r)[1:] for r in recorded] == [(3, 2.5), (-1, 2.0), (1, 0.25)]
     with pytest.raises(ArgumentTypeError, match=r"args\[1\] \(int by_value.*got float"):
         k.launch(1, 16, (buf, 2.5, 3))
@@ -85,7 +85,7 @@ def test_both_paths_agree_on_every_case(dev, kernel_file, recorded):
         b = _outcome(lambda: slow.launch(1, 1, case))
         assert a == b, case
         if a == "ok":
-            dev.synchronize()
+            dev.sync()
             assert recorded[-1] == recorded[-2], case
     buf.close()
     hot_mod.close()

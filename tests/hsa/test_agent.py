@@ -137,7 +137,7 @@ def test_access_and_links(gpu, cpu, stub_only):
 def test_create_queue_defaults(gpu):
     with gpu.create_queue() as q:
         assert q.size == min(max(4096, gpu.queue_min_size), gpu.queue_max_size)
-        assert q.type == "multi"
+        assert q.kind == "multi"
         assert q.agent == gpu
         assert q.read_index == q.write_index == 0
         assert q.error is None
@@ -146,8 +146,8 @@ def test_create_queue_defaults(gpu):
 
 
 def test_create_queue_sizes(gpu):
-    with gpu.create_queue(size=gpu.queue_min_size, type="single") as q:
-        assert q.size == gpu.queue_min_size and q.type == "single"
+    with gpu.create_queue(size=gpu.queue_min_size, kind="single") as q:
+        assert q.size == gpu.queue_min_size and q.kind == "single"
     for bad in (0, 100, -64):
         with pytest.raises(ValueError, match="power of two"):
             gpu.create_queue(size=bad)
@@ -155,7 +155,7 @@ def test_create_queue_sizes(gpu):
         with pytest.raises(TypeError, match="size must be an integer"):
             gpu.create_queue(size=bad)
     with pytest.raises(ValueError, match="'multi' or 'single'"):
-        gpu.create_queue(type="cooperative")
+        gpu.create_queue(kind="cooperative")
     with pytest.raises(TypeError, match="on_error must be callable"):
         gpu.create_queue(on_error=42)
 

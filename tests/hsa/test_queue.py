@@ -154,7 +154,7 @@ def test_closed_things_refuse(gpu, q, vadd, empty):
         q.dispatch(vadd, 64, 64, (0, 0, 0, np.int32(1)))
     q.close()
     for use in (lambda: q.dispatch(empty, 64, 64), lambda: q.barrier_and([]),
-                lambda: q.read_index, q.synchronize, lambda: q.dispatch_many([])):
+                lambda: q.read_index, q.sync, lambda: q.dispatch_many([])):
         with pytest.raises(ClosedError, match="Queue is closed"):
             use()
 
@@ -185,7 +185,7 @@ def test_barrier_arguments(q):
     with pytest.raises(TypeError, match=r"deps\[0\] must be an hsa.Signal"):
         q.barrier_or([1])
     q.barrier_and([])                       # no dependencies: completes at once
-    q.synchronize(timeout=30)
+    q.sync(timeout=30)
 
 
 def test_profiling_dispatch_times(gpu, empty):
@@ -212,7 +212,7 @@ def test_kernarg_ring_wraps_and_results_stay_right(gpu, vadd, shared):
         assert q.kernarg_generation > 4
         for a, b, c in cases:
             assert (c.numpy(np.float32) == 3 * np.arange(n)).all()
-        q.synchronize(timeout=30)
+        q.sync(timeout=30)
 
 
 def test_kernarg_too_large_for_the_ring(gpu, vadd):
@@ -233,7 +233,7 @@ def test_what_a_dispatch_uses_lives_until_it_is_done(q, vadd, shared):
     assert debug.live_objects()["Buffer"] == 3
     gate.store(0)
     done.wait("eq", 0, timeout=30, raise_on_timeout=True)
-    q.synchronize(timeout=30)
+    q.sync(timeout=30)
     debug.collect()
     assert "Buffer" not in debug.live_objects()
 
@@ -283,17 +283,17 @@ def test_ring_full_waits_for_space(gpu, empty):
 
 
 def test_synchronize(q, empty):
-    q.synchronize(timeout=10)
+    q.sync(timeout=10)
     for _ in range(50):
         q.dispatch(empty, 64, 64)
-    q.synchronize(timeout=30)
+    q.sync(timeout=30)
     assert q.read_index == q.write_index
     gate = hsa.Signal(1)
     q.barrier_and([gate])
     with pytest.raises(TimeoutError):
-        q.synchronize(timeout=0.05)
+        q.sync(timeout=0.05)
     gate.store(0)
-    q.synchronize(timeout=30)
+    q.sync(timeout=30)
 
 
 # ---- queue errors --------------------------------------------------------------------------
@@ -317,7 +317,7 @@ def test_queue_error_is_raised_by_the_next_use(gpu, empty, stub_only, wait_for):
         with pytest.raises(HsaError):
             q.barrier_and([])
         with pytest.raises(HsaError):
-            q.synchronize()
+            q.sync()
         assert done.load() == 1                  # the failed packet never completed
         assert "failed" in repr(q)
 
@@ -363,7 +363,7 @@ def test_close_from_another_thread_stops_synchronize(gpu, empty):
     timer = threading.Timer(0.1, q.close)
     timer.start()
     with pytest.raises(ClosedError):
-        q.synchronize(timeout=30)
+        q.sync(timeout=30)
     timer.join()
 
 

@@ -136,7 +136,7 @@ def test_launch_bounds_are_checked(q, limits, shared):
     done = hsa.Signal(1)
     q.dispatch(k, 256, 64, (out,), completion_signal=done)
     done.wait("eq", 0, timeout=30, raise_on_timeout=True)
-    q.synchronize()
+    q.sync()
     if _is_stub():
         assert (out.numpy(np.int32) == 64).all()
 
@@ -178,7 +178,7 @@ def test_the_stub_refuses_what_the_kernel_was_not_compiled_for(gpu, limits, wgru
             d._record = packet[:48] + d._record[48:56] + packet[56:] + d._record[64:]
             queue.dispatch_many([d])
             with pytest.raises(HsaError) as e:
-                queue.synchronize(timeout=30)
+                queue.sync(timeout=30)
             statuses.append(e.value.name)
             d.close()
     assert statuses == ["HSA_STATUS_ERROR_INVALID_ARGUMENT"] * 3 + [
@@ -219,7 +219,7 @@ def test_dependent_dispatches_are_ordered_by_default(q, vadd, fill, shared):
     b.numpy(np.float32)[:] = 1
     q.dispatch(fill, n, 64, (a, np.float32(5).view(np.uint32), np.int32(n)))
     q.dispatch(vadd, n, 64, (a, b, c, np.int32(n)))
-    q.synchronize(timeout=30)
+    q.sync(timeout=30)
     assert (c.numpy(np.float32) == 6).all()
 
 
@@ -233,12 +233,12 @@ def test_without_the_barrier_bit_packets_overlap(q, vadd, fill, shared, stub_onl
     d1 = hsa.Dispatch(fill, n, 64, (a, np.float32(5).view(np.uint32), np.int32(n)), barrier=False)
     d2 = hsa.Dispatch(vadd, n, 64, (a, b, c, np.int32(n)), barrier=False)
     q.dispatch_many([d1, d2])
-    q.synchronize(timeout=30)
+    q.sync(timeout=30)
     assert (c.numpy(np.float32) == 1).all()        # vadd ran before fill finished
     before = stub.aql_overlap(False)
     try:
         q.dispatch_many([d1, d2])
-        q.synchronize(timeout=30)
+        q.sync(timeout=30)
         assert (c.numpy(np.float32) == 6).all()    # strictly in order: the race hidden
     finally:
         stub.aql_overlap(before)
@@ -272,7 +272,7 @@ def test_synchronize_does_not_spin(q, slow, shared):
     # interrupt wait spins (8 % of the wait)
     out = shared(64 * 4)
     q.dispatch(slow, 64, 64, (out,))
-    assert _busy_fraction(lambda: q.synchronize(timeout=30)) < 0.05
+    assert _busy_fraction(lambda: q.sync(timeout=30)) < 0.05
 
 
 def test_waiting_for_a_kernarg_segment_does_not_spin(gpu, slow, shared):
@@ -286,7 +286,7 @@ def test_waiting_for_a_kernarg_segment_does_not_spin(gpu, slow, shared):
         from rocpy import stub
         stub.register_kernel("bounded", _sleep_first())
         assert _busy_fraction(fill_both_segments) < 0.05
-        q.synchronize(timeout=60)
+        q.sync(timeout=60)
 
 
 @pytest.mark.parametrize("how", ["dispatch", "dispatch_many", "repeat"])
@@ -320,9 +320,9 @@ def test_ctrl_c_interrupts_a_dispatch_into_a_full_queue(gpu, limits, shared, stu
         waited = time.monotonic() - start
         timer.join()
         assert waited < 1.0                 # within a wait slice or two of the signal
-        q.synchronize(timeout=30)           # what was submitted still runs; the queue works
+        q.sync(timeout=30)           # what was submitted still runs; the queue works
         q.dispatch(k, 64, 64, (out,))
-        q.synchronize(timeout=30)
+        q.sync(timeout=30)
         d.close()
 
 

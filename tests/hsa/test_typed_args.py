@@ -24,7 +24,7 @@ def test_dispatch_converts_by_value(gpu, hip_kernel, host_pool, stub_only):
             buf.allow_access([gpu])
             q.dispatch(k, 16, 16, (buf, 3, 2))           # an int for the float: 2.0
             q.dispatch(k, 16, 16, (buf, np.int32(-4), np.float32(0.5)))
-            q.synchronize()
+            q.sync()
             assert seen == [(3, 2.0), (-4, 0.5)]
             with pytest.raises(ArgumentTypeError, match=r"args\[1\] \(int .*got float"):
                 q.dispatch(k, 16, 16, (buf, 2.5, 3))

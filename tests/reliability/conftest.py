@@ -127,7 +127,7 @@ def hsa_env(hsa_rt, kernel_paths):
     e["buf"].allow_access([gpu])
     e["args"] = (e["buf"], np.uint32(1), np.int32(64))
     yield e
-    e["queue"].synchronize(timeout=5)
+    e["queue"].sync(timeout=5)
     for name in ("queue", "signal", "buf"):
         e[name].close()
     kernel = e.pop("kernel")

@@ -45,7 +45,7 @@ def quiesce() -> dict:
     """Wait for every device, collect garbage, drain the reaper once; what is still alive."""
     from rocpy import hip
     for i in range(hip.device_count()):
-        hip.Device(i).synchronize()
+        hip.Device(i).sync()
     rocpy.debug.collect()
     return rocpy.debug.live_objects()
 

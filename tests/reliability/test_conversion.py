@@ -113,7 +113,7 @@ def test_numpy_integers_in_the_hip_layer(dev):
     assert hip.Device(np.int64(0)) is dev
     assert dev.attribute(np.int32(dev.attribute("warp_size") and
                                   hip.lib.hipDeviceAttributeWarpSize)) == dev.attribute("warp_size")
-    assert hip.Stream.from_handle(np.uint64(0), device=dev) is hip.Stream.null(dev)
+    assert hip.Stream.from_handle(np.uint64(0), device=dev) is dev.default_stream
     s.close()
     buf.close()
     rocpy.debug.collect()
@@ -174,7 +174,7 @@ def test_hsa_numpy_integers(hsa_env):
     (lambda e: e["buf"].numpy("V0"), TypeError, "dtype"),
     (lambda e: e["signal"].wait("eq", 0, timeout=[1]), TypeError, "timeout"),
     (lambda e: e["hsa"].Signal.wait_any([e["signal"]], "eq", [1.5]), TypeError, "value"),
-    (lambda e: e["queue"].synchronize(timeout="1"), TypeError, "timeout"),
+    (lambda e: e["queue"].sync(timeout="1"), TypeError, "timeout"),
 ])
 def test_hsa_bad_arguments_name_themselves(call, exc, name, hsa_env):
     """Before: cffi's OverflowError (count=2**32, kernarg_bytes=2**70), a TypeError from

@@ -61,7 +61,7 @@ def hip_sequence(dev, paths, made: list) -> np.ndarray:
     x = g.instantiate()
     made.append(x)
     x.launch(s)
-    s.synchronize()
+    s.sync()
     return out
 
 
@@ -69,7 +69,7 @@ def _close_all(made):
     for obj in reversed(made):
         if not obj.closed:
             if isinstance(obj, hip.Stream):
-                obj.synchronize()
+                obj.sync()
             obj.close()
     made.clear()
 
@@ -147,9 +147,9 @@ def test_every_allocation_failing_in_turn_leaves_nothing(dev):
         assert rocpy.stub.live_allocations() == before
         assert rocpy.debug.live_objects() == {"Stream": 1}
         fn().close(stream=s)                  # the next one works
-        s.synchronize()
+        s.sync()
         rocpy.debug.collect()
-    s.synchronize()
+    s.sync()
     s.close()
 
 
@@ -172,7 +172,7 @@ def test_hsa_allocation_failure_mid_sequence(skip, hsa_rt, kernel_paths):
         c = pool.allocate(WORDS * 4)
         made.append(c)
         q.dispatch(exe.kernel("fill"), WORDS, 64, (b, np.uint32(9), np.int32(WORDS)))
-        q.synchronize(timeout=10)
+        q.sync(timeout=10)
         hsa.copy(c, b, WORDS * 4)
         return c.numpy(np.uint32).copy()
 
@@ -221,7 +221,7 @@ def test_queue_error_in_a_batch_of_dispatches(fail_at, batch, hsa_rt, kernel_pat
         else:
             for i, (b, s) in enumerate(zip(bufs, sigs)):
                 bad.dispatch(k, 64, 64, (b, np.uint32(i + 1), np.int32(64)), completion_signal=s)
-        bad.synchronize(timeout=10)
+        bad.sync(timeout=10)
 
     # the documented point: the queue's next use raises the queue's error: the
     # synchronize, or a later dispatch of the loop when the packet processor
@@ -241,7 +241,7 @@ def test_queue_error_in_a_batch_of_dispatches(fail_at, batch, hsa_rt, kernel_pat
         assert (bufs[i].numpy(np.uint32, 64) == i + 1).all()
     # the failed queue refuses further use, every time
     for use in (lambda: bad.dispatch(k, 64, 64, (bufs[0], np.uint32(7), np.int32(64))), lambda: bad.barrier_and([]),
-                lambda: bad.synchronize(timeout=1),
+                lambda: bad.sync(timeout=1),
                 lambda: bad.dispatch_many([k.prepare(64, 64, (bufs[0], np.uint32(7), np.int32(64)))])):
         with pytest.raises(rocpy.HsaError):
             use()
@@ -269,7 +269,7 @@ def test_hip_launch_failure_is_reported_at_the_launch(dev, kernels):
         except rocpy.HipError as e:
             results.append(e.name)
     assert results == ["ok"] * 3 + ["hipErrorLaunchFailure"] + ["ok"] * 2
-    s.synchronize()
+    s.sync()
     assert (b.copy_to(np.empty(WORDS, np.uint32)) == 5).all()
     s.close()
     b.close()
@@ -292,7 +292,7 @@ HSA_FAULT = """
         q.dispatch(k, 64, 64, (b, np.uint32(1), np.int32(64)))
     else:                                   # a pointer no allocation covers
         q.dispatch(k, 64, 64, (0xdead000, np.uint32(1), np.int32(64)))
-    q.synchronize(timeout=10)
+    q.sync(timeout=10)
     print("survived", flush=True)
 """
 
@@ -330,7 +330,7 @@ HIP_FAULT = """
         k.launch(1, 256, (a, p, a, np.int32(256)), stream=s)
     else:                                    # past the end of an allocation
         k.launch(1, 512, (a, a, a, np.int32(512)), stream=s)
-    s.synchronize()
+    s.sync()
     print("survived", flush=True)
 """
 

@@ -42,9 +42,9 @@ INTERRUPT = """
     k.launch(1, 64, (buf, np.uint32(7), np.int32(64)), stream=s)
     ev = s.record() if case == "event" else None
     out = np.zeros(64, np.uint32)
-    wait = {"stream": lambda: s.synchronize(), "event": lambda: ev.synchronize(),
-            "device_sync": lambda: dev.synchronize(), "context": lambda: dev.context.synchronize(),
-            "null_copy": lambda: buf.copy_to(out), "per_thread": lambda: s.synchronize(),
+    wait = {"stream": lambda: s.sync(), "event": lambda: ev.sync(),
+            "device_sync": lambda: dev.sync(), "context": lambda: dev.context.sync(),
+            "null_copy": lambda: buf.copy_to(out), "per_thread": lambda: s.sync(),
             "stream_exit": lambda: s.__exit__(None, None, None)}[case]
     sent = []
     def kick():
@@ -75,7 +75,7 @@ INTERRUPT = """
     while _wait.poll_abandoned() and time.monotonic() < deadline:
         time.sleep(0.01)
     result["abandoned"] = _wait.poll_abandoned()
-    dev.synchronize()
+    dev.sync()
     rocpy.debug.collect()
     result["live"] = rocpy.debug.live_objects()
     print(json.dumps(result))
@@ -115,7 +115,7 @@ CLOSE_WHILE_HELPER_WAITS = """
     threading.Timer(0.2, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
     interrupted = False
     try:
-        s.synchronize()
+        s.sync()
     except KeyboardInterrupt:
         interrupted = True
     pinned = _wait.poll_abandoned()
@@ -127,7 +127,7 @@ CLOSE_WHILE_HELPER_WAITS = """
         time.sleep(0.01)
     buf.close()
     del k
-    dev.synchronize()
+    dev.sync()
     rocpy.debug.collect()
     print(json.dumps({"interrupted": interrupted, "pinned": pinned, "closed": closed,
                       "live": rocpy.debug.live_objects()}))

@@ -147,11 +147,11 @@ FORK = """
         os.close(r)
         out = {}
         uses = {
-            "stream.synchronize": s.synchronize, "buffer.fill": lambda: b.fill(1),
+            "stream.sync": s.sync, "buffer.fill": lambda: b.fill(1),
             "buffer.copy_to": lambda: b.copy_to(np.empty(64, np.uint8)), "event.query": ev.query,
             "kernel.launch": lambda: k.launch(1, 16, (b, np.uint32(1), np.int32(16)), stream=s),
             "new stream": dev.create_stream, "new buffer": lambda: dev.context.alloc(64),
-            "new event": lambda: hip.Event(dev), "Device(0).synchronize": dev.synchronize,
+            "new event": lambda: hip.Event(dev), "Device(0).sync": dev.sync,
             "rocpy.backend": rocpy.backend, "hip.lib": lambda: hip.Module.load(sys.argv[1], dev),
         }
         for name, fn in uses.items():
@@ -169,7 +169,7 @@ FORK = """
     while chunk := os.read(r, 65536):
         data += chunk
     _, status = os.waitpid(pid, 0)
-    s.synchronize()
+    s.sync()
     b.fill(5); assert (b.copy_to(np.empty(64, np.uint8)) == 5).all()   # the parent is unaffected
     print(json.dumps({"child": json.loads(data), "status": status}))
 """
@@ -183,7 +183,7 @@ def test_fork_after_init_refuses_in_the_child(py, kernel_paths):
     assert result["status"] == 0
     child = result["child"]
     assert child.pop("live") == {}                  # the child owns nothing, releases nothing
-    inherited = ("stream.synchronize", "buffer.fill", "buffer.copy_to", "event.query", "kernel.launch")
+    inherited = ("stream.sync", "buffer.fill", "buffer.copy_to", "event.query", "kernel.launch")
     for name, outcome in child.items():
         want = "ClosedError" if name in inherited else "ForkError"
         assert outcome == [want, True, True], (name, outcome)
@@ -201,7 +201,7 @@ def test_fork_after_init_refuses_inherited_hsa_objects(py, kernel_paths):
         pid = os.fork()
         if pid == 0:
             codes = []
-            for fn in (sig.load, lambda: sig.store(0), lambda: q.synchronize(), lambda: rt.agents):
+            for fn in (sig.load, lambda: sig.store(0), lambda: q.sync(), lambda: rt.agents):
                 try:
                     fn(); codes.append("ok")
                 except rocpy.ClosedError as e:
@@ -335,7 +335,7 @@ def test_a_dropped_stream_with_work_is_released(work, keep_buffer, dev):
     want = {"DeviceBuffer": 1} if keep_buffer else {}
     deadline = time.monotonic() + 5      # fences are polled by the reaper every few ms
     while True:
-        dev.synchronize()
+        dev.sync()
         rocpy.debug.collect()
         live = rocpy.debug.live_objects()
         if live == want or time.monotonic() > deadline:

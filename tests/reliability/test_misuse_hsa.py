@@ -63,7 +63,7 @@ CLOSED = {
         "dispatch": lambda o, e: o.dispatch(e["kernel"], 64, 64, e["args"]),
         "dispatch_many": lambda o, e: o.dispatch_many([e["kernel"].prepare(64, 64, e["args"])]),
         "barrier_and": lambda o, e: o.barrier_and([]), "barrier_or": lambda o, e: o.barrier_or([]),
-        "synchronize": lambda o, e: o.synchronize(), "read_index": lambda o, e: o.read_index,
+        "sync": lambda o, e: o.sync(), "read_index": lambda o, e: o.read_index,
         "write_index": lambda o, e: o.write_index, "profiling=": lambda o, e: setattr(o, "profiling", True),
         "dispatch_time": lambda o, e: o.dispatch_time(e["signal"]), "handle": lambda o, e: o.handle,
     }),
@@ -96,7 +96,7 @@ def test_closed_hsa_object_refuses_use(type_name, member, env):
         calls[member](obj, env)
     # the rest still works
     env["queue"].dispatch(env["kernel"], 64, 64, env["args"])
-    env["queue"].synchronize(timeout=5)
+    env["queue"].sync(timeout=5)
     assert (env["buf"].numpy(np.uint32, 64) == 1).all()
 
 
@@ -120,7 +120,7 @@ def test_closed_buffer_as_a_kernel_argument_is_refused(py, kernel_paths):
                     q.dispatch(k, 64, 64, (b, np.uint32(1), np.int32(64)))
                 else:
                     q.dispatch_many([k.prepare(64, 64, (b, np.uint32(1), np.int32(64)))])
-                q.synchronize(timeout=5)
+                q.sync(timeout=5)
                 print(via, "accepted")
             except rocpy.ClosedError:
                 print(via, "refused")
@@ -139,7 +139,7 @@ def test_closed_locked_memory_as_a_kernel_argument_is_refused(py, kernel_paths):
         q = gpu.create_queue()
         mem = hsa.lock(bytearray(4096), agents=[gpu]); mem.close()
         try:
-            q.dispatch(k, 64, 64, (mem, np.uint32(1), np.int32(64))); q.synchronize(timeout=5); print("accepted")
+            q.dispatch(k, 64, 64, (mem, np.uint32(1), np.int32(64))); q.sync(timeout=5); print("accepted")
         except rocpy.ClosedError:
             print("refused")
     """, args=(kernel_paths["fill"],))
@@ -161,7 +161,7 @@ BAD = [
       for v in (0, 3, -4)],
     ("create_queue(size=1.5)", lambda e: e["gpu"].create_queue(size=1.5), T),   # a type error
     ("create_queue(size=2**40)", lambda e: e["gpu"].create_queue(size=2**40), (V, rocpy.HsaError)),
-    ("create_queue(type='bogus')", lambda e: e["gpu"].create_queue(type="bogus"), V),
+    ("create_queue(kind='bogus')", lambda e: e["gpu"].create_queue(kind="bogus"), V),
     ("create_queue(on_error=5)", lambda e: e["gpu"].create_queue(on_error=5), T),
     ("cpu.create_queue()", lambda e: e["cpu"].create_queue(), rocpy.HsaError),
     ("create_queue(kernarg_bytes=0)", lambda e: e["gpu"].create_queue(kernarg_bytes=0), V),
@@ -257,7 +257,7 @@ def test_bad_hsa_argument(case, env):
     with pytest.raises(expected):
         fn(env)
     env["queue"].dispatch(env["kernel"], 64, 64, env["args"])
-    env["queue"].synchronize(timeout=5)
+    env["queue"].sync(timeout=5)
 
 
 def test_kernel_of_another_agent_is_refused(py, kernel_paths):
@@ -278,7 +278,7 @@ def test_kernel_of_another_agent_is_refused(py, kernel_paths):
                 print(via, "accepted")
             except ValueError:
                 print(via, "refused")
-        q1.synchronize(timeout=5)
+        q1.sync(timeout=5)
     """, env={"ROCPY_STUB_DEVICES": "2"}, args=(kernel_paths["fill"],))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["dispatch", "refused", "dispatch_many", "refused"]
@@ -329,7 +329,7 @@ def test_closing_a_queue_while_other_threads_dispatch(py, kernel_paths):
                 for n in range(200):
                     try:
                         if n % 50 == 49:
-                            q.synchronize(timeout=5)
+                            q.sync(timeout=5)
                         elif i % 2:
                             q.dispatch_many([k.prepare(64, 64, (buf, np.uint32(1), np.int32(64)))])
                         else:

@@ -101,7 +101,7 @@ def bufs(dev):
 def stream(dev):
     s = dev.create_stream()
     yield s
-    s.synchronize()
+    s.sync()
     s.close()
 
 
@@ -142,8 +142,8 @@ def _typed_params():
 
 def _still_works(kernel_name, kernels, bufs, stream):
     kernels[kernel_name].launch(1, 64, good_args(kernel_name, bufs), stream=stream)
-    stream.synchronize()
-    assert stream.done
+    stream.sync()
+    assert stream.query()
 
 
 @pytest.mark.parametrize("name,count", COUNT_CASES, ids=[f"{n}-{c}args" for n, c in COUNT_CASES])
@@ -248,7 +248,7 @@ def test_a_kernel_of_another_device_is_refused_on_this_stream(py, kernel_paths):
             k.launch(1, 16, (b, np.uint32(1), np.int32(16)), stream=s1)
         except rocpy.InvalidValueError as e:
             print("refused", e.name)
-        s1.synchronize()
+        s1.sync()
     """, env={"ROCPY_STUB_DEVICES": "2"}, args=(kernel_paths["fill"],))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["refused", "hipErrorInvalidValue"]

@@ -5,7 +5,7 @@ it stops the dispatcher) or are reported on stderr; a synchronize whose wait
 for the dispatcher times out raises `TimeoutError`; a `Stream.per_thread()`
 wrapper is its thread's (elsewhere hipStreamPerThread names another stream);
 a thread's per-thread stream that ends with the thread finishes its work
-first, and `Device.synchronize` waits for it meanwhile.
+first, and `Device.sync` waits for it meanwhile.
 """
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def test_synchronize_that_times_out_on_callbacks_says_so(dev, monkeypatch):
     with dev.create_stream() as s:
         s.add_callback(release.wait, 10)
         with pytest.raises(TimeoutError, match="still running"):
-            s.synchronize()
+            s.sync()
         release.set()
     rocpy.debug.collect()
     assert rocpy.debug.live_objects() == {}
@@ -68,7 +68,7 @@ def test_pending_host_callbacks_are_counted(dev):
         time.sleep(0.05)
         assert _callbacks.pending_host_callbacks() >= 1
         release.set()
-        s.synchronize()
+        s.sync()
         assert _callbacks.pending_host_callbacks() == 0
     rocpy.debug.collect()
     assert rocpy.debug.live_objects() == {}
@@ -81,7 +81,7 @@ def test_per_thread_stream_refuses_another_thread(dev):
     errors = []
 
     def use():
-        for op in (s.synchronize, lambda: s.done, lambda: s.record()):
+        for op in (s.sync, s.query, lambda: s.record()):
             try:
                 op()
             except rocpy.HipError as exc:
@@ -91,7 +91,7 @@ def test_per_thread_stream_refuses_another_thread(dev):
     t.join()
     assert len(errors) == 3
     assert all(e.name == "hipErrorInvalidHandle" and "per-thread" in str(e) for e in errors)
-    s.synchronize()                                # its own thread may
+    s.sync()                                # its own thread may
     rocpy.debug.collect()
     assert rocpy.debug.live_objects() == {}
 
@@ -115,7 +115,7 @@ PER_THREAD_EXIT = """
     t = threading.Thread(target=work)
     t.start()
     time.sleep(0.05)                               # the thread is exiting: its stream ends
-    dev.synchronize()
+    dev.sync()
     out = np.empty(64, np.uint32)
     buf.copy_to(out)
     t.join()
@@ -125,7 +125,7 @@ PER_THREAD_EXIT = """
 
 def test_thread_exit_finishes_its_per_thread_stream_first(py, kernel_paths):
     """Before: the stub took the exiting thread's per-thread stream out of the registry
-    first, so Device.synchronize returned before its work was done."""
+    first, so Device.sync returned before its work was done."""
     proc = py(PER_THREAD_EXIT, args=(kernel_paths["fill"],))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == '{"filled": true}'

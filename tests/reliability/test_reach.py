@@ -108,7 +108,7 @@ RESET_WHILE_ALLOCATING = """
         dev.reset()
     stop.set()
     for t in threads: t.join()
-    dev.synchronize()
+    dev.sync()
     rocpy.debug.collect()
     import rocpy.stub
     print(json.dumps({"live": rocpy.debug.live_objects()}))
@@ -141,7 +141,7 @@ GRAPH_BUFFER_CLOSED = """
     closed = buf.closed
     live_before = rocpy.debug.live_objects().get("DeviceBuffer", 0)
     exe.launch()
-    hip.Device(0).synchronize()
+    hip.Device(0).sync()
     exe.close()
     del k
     rocpy.debug.collect()
@@ -209,7 +209,7 @@ SIGNAL_OF_A_QUEUED_PACKET = """
     gate.store(0)
     error = None
     try:
-        q.synchronize(timeout=10)
+        q.sync(timeout=10)
     except Exception as exc:
         error = f"{type(exc).__name__}: {exc}"
     value = int(buf.numpy("uint32")[0])

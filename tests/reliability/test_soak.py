@@ -88,7 +88,7 @@ def soak(make, cycles: int, stream=None) -> tuple[int, int]:
         del obj                                        # odd cycles: the reaper releases it
         if i % 1000 == 999:
             if stream is not None:
-                stream.synchronize()
+                stream.sync()
             rocpy.debug.collect()
         if i == cycles // 2:
             quiesce()
@@ -105,8 +105,8 @@ def hip_types(kernel_paths):
     s = dev.create_stream()
     factories, held = hip_factories(dev, kernel_paths, s)
     yield factories, s
-    s.synchronize()
-    dev.synchronize()
+    s.sync()
+    dev.sync()
     s.close()
     for obj in held:
         obj.close()
@@ -124,7 +124,7 @@ def test_hip_create_destroy_cycles(name, hip_types, capsys):
     cycles = CYCLES // divisor
     before_alloc = rocpy.stub.live_allocations()
     growth = soak(make, cycles, stream)
-    stream.synchronize()
+    stream.sync()
     fixture = {"Stream": 1, "Graph": 1, "DeviceBuffer": 1}
     assert wait_live(fixture) == fixture
     assert rocpy.stub.live_allocations() == before_alloc

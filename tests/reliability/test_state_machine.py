@@ -67,7 +67,7 @@ class HipMachine(RuleBasedStateMachine):
         super().__init__()
         HipMachine.examples += 1
         self.dev = hip.Device(0)
-        self.null = hip.Stream.null(self.dev)
+        self.null = self.dev.default_stream
         self.start_allocations = allocations()
         self.kernels = {name: hip.Module.load(MachineKernels.paths[name], self.dev)[name]
                         for name in ("fill", "vadd")}
@@ -211,22 +211,22 @@ class HipMachine(RuleBasedStateMachine):
     @rule(ev=events)
     def sync_event(self, ev):
         if ev.closed:
-            return self._closed_use(ev.synchronize)
-        ev.synchronize()
+            return self._closed_use(ev.sync)
+        ev.sync()
         assert ev.query()
 
     @rule(stream=streams)
-    def synchronize(self, stream):
+    def sync(self, stream):
         if stream.closed:
-            return self._closed_use(stream.synchronize)
-        stream.synchronize()
-        assert stream.done
+            return self._closed_use(stream.sync)
+        stream.sync()
+        assert stream.query()
         for b in self.live_buffers:
             b.users.discard(stream)
 
     @rule()
     def synchronize_device(self):
-        self.dev.synchronize()
+        self.dev.sync()
         for b in self.live_buffers:
             b.users.clear()
 
@@ -282,7 +282,7 @@ class HipMachine(RuleBasedStateMachine):
     @rule(i=st.integers(0, 10**6))
     def use_a_closed_object(self, i):
         obj = self.closed[i % len(self.closed)]
-        use = {hip.Stream: lambda: obj.synchronize(), hip.Event: lambda: obj.query()}.get(
+        use = {hip.Stream: lambda: obj.sync(), hip.Event: lambda: obj.query()}.get(
             type(obj), lambda: obj.fill(0))
         self._closed_use(use)
 
@@ -315,8 +315,8 @@ class HipMachine(RuleBasedStateMachine):
     def teardown(self):
         try:
             for s in self.live_streams:
-                s.synchronize()
-            self.dev.synchronize()
+                s.sync()
+            self.dev.sync()
             _dispatcher_barrier()   # callbacks of streams closed with work in flight, too
             for b in self.live_buffers:
                 if not b.obj.closed:

@@ -139,27 +139,27 @@ def test_eight_threads_share_streams_and_events(dev):
                 elif op == 6:
                     events[(i + 3) % THREADS].query()
                 elif op == 7:
-                    s.done
+                    s.query()
                 elif op == 8:
                     ctx.alloc(64).close()                      # allocation churn
                 elif n % 1000 == 9:
-                    mine.synchronize()
+                    mine.sync()
                 else:
                     tmp = ctx.alloc(16)
                     tmp.fill(0, stream=mine)                   # dropped: freed by the reaper
                     del tmp
-            mine.synchronize()
+            mine.sync()
             out = bufs[i].copy_to(np.empty(WORDS, np.uint32))
             assert (out == last[i]).all(), f"thread {i}: buffer holds {out[0]}, wrote {last[i]} last"
         finally:
-            mine.synchronize()
+            mine.sync()
             mine.close()
 
     with Collector(dev) as collector:
         run_threads(work)
     for s in shared:
-        s.synchronize()
-    dev.synchronize()
+        s.sync()
+    dev.sync()
     from rocpy.hip._callbacks import _dispatcher_barrier
     _dispatcher_barrier()
     assert ran == added, f"callbacks lost: ran {ran}, added {added}"
@@ -180,7 +180,7 @@ def test_threads_launching_one_kernel_into_shared_streams(dev, kernels):
         s = shared[i % 2]
         for n in range(n_launch):
             k.launch(1, WORDS, (bufs[i], np.uint32(i * 1_000_000 + n), np.int32(WORDS)), stream=s)
-        s.synchronize()
+        s.sync()
 
     run_threads(work)
     for i, b in enumerate(bufs):
@@ -229,7 +229,7 @@ def test_eight_threads_share_hsa_queues_and_signals(hsa_rt, kernel_paths):
 
     run_threads(work)
     for q in queues:
-        q.synchronize(timeout=30)
+        q.sync(timeout=30)
     # +1 then +1 (even n) or -1 (odd n), from eight threads at once: atomic, nothing lost
     assert counter.load() == THREADS * 2 * ((n_dispatch + 1) // 2)
     assert fired == [1] * THREADS, f"asynchronous handlers lost or repeated: {fired}"
@@ -256,9 +256,9 @@ def test_reaper_backlog_stays_bounded_under_load(dev):
             ev = busy.record(timing=False) if prev is None else prev
             big.fill(7, stream=busy)             # ~ms each on the stub: hipFree waits for them
             prev = busy.record(timing=False)
-            ev.synchronize()
+            ev.sync()
             ev.close()
-        prev.synchronize()
+        prev.sync()
         prev.close()
 
     def drop(_):
@@ -275,7 +275,7 @@ def test_reaper_backlog_stays_bounded_under_load(dev):
     finally:
         stop.set()
         t.join(30)
-    busy.synchronize()
+    busy.sync()
     assert peak[0] <= _handle.BACKLOG_HIGH + 1000, f"the reaper's backlog reached {peak[0]}"
     busy.close()
     big.close()
@@ -324,7 +324,7 @@ RACE = """
         time.sleep(0.001)
         close()
         stop.set(); t.join()
-    dev.synchronize(); rocpy.debug.collect()
+    dev.sync(); rocpy.debug.collect()
     print(sorted(outcomes), rocpy.debug.live_objects())
 """
 

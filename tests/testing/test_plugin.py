@@ -98,7 +98,7 @@ def test_leak_check_fails_a_test_that_keeps_an_object(pytester, inner):
 
         def test_clean(rocpy_leak_check, rocpy_stream):
             kept.clear()                  # what the first test left goes now
-            rocpy_stream.synchronize()
+            rocpy_stream.sync()
     """)
     pytester.makeini("[pytest]\nrocpy_leak_timeout = 1\n")
     result = inner()

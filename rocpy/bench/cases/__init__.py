@@ -290,7 +290,7 @@ class Env:
 
     def close(self) -> None:
         try:
-            self.stream.synchronize()
+            self.stream.sync()
         finally:
             self._stack.close()
             self.stream.close()
@@ -336,7 +336,7 @@ class Gate:
     def release(self, stream: Any) -> None:
         if self.enabled:
             self.released.set()
-        stream.synchronize()
+        stream.sync()
 
 
 def load_family(name: str) -> Any:

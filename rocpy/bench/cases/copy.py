@@ -19,6 +19,7 @@ copy between the same allocations.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -119,7 +120,7 @@ def _endpoints(mem: Memory, direction: str, memory: str, size: int) -> tuple[Any
 
 
 def _rocpy_copy(dst: Any, src: Any, direction: str, ops: int, stream: Any) -> Any:
-    sync = stream.synchronize
+    sync = stream.sync
     if direction == "D2H":
         copy_to = src.copy_to
 
@@ -188,7 +189,8 @@ def build(env: Env) -> list[Bench]:
         for size in sizes:
             dst, src = _endpoints(mem, direction, memory, size)
             ops = ops_for(size)
-            variants = {"rocpy": _rocpy_copy(dst, src, direction, ops, stream)}
+            variants: dict[str, Callable[[], object]] = {
+                "rocpy": _rocpy_copy(dst, src, direction, ops, stream)}
             reference = "rocpy"
             if env.plan.compare:
                 d, s = Memory.address(dst), Memory.address(src)
@@ -210,13 +212,15 @@ def build(env: Env) -> list[Bench]:
         if direction == "D2H":
             copy_to = src.copy_to
 
-            def rocpy_small(copy_to: Any = copy_to, dst: Any = dst) -> None:
+            def rocpy_d2h(copy_to: Any = copy_to, dst: Any = dst) -> None:
                 copy_to(dst)
+            rocpy_small: Callable[[], object] = rocpy_d2h
         else:
             copy_from = dst.copy_from
 
-            def rocpy_small(copy_from: Any = copy_from, src: Any = src) -> None:  # type: ignore[misc]
+            def rocpy_h2d(copy_from: Any = copy_from, src: Any = src) -> None:
                 copy_from(src)
+            rocpy_small = rocpy_h2d
         variants = {"rocpy": rocpy_small}
         reference = "rocpy"
         if env.plan.compare:

@@ -4,7 +4,7 @@ All launch the ``empty`` kernel (one block of one thread) on one stream, and
 the 4-argument ``vadd`` (three buffers and ``np.int32(1)``: packed at every
 launch; the raw variant reuses one buffer packed beforehand):
 
-* launch + sync: one ``Kernel.launch`` then ``Stream.synchronize`` per timed
+* launch + sync: one ``Kernel.launch`` then ``Stream.sync`` per timed
   call: the round trip a host waits for;
 * batched: ``BATCH`` launches then one synchronize; per launch;
 * graph replay: a graph of ``BATCH`` launches captured from the stream,
@@ -42,7 +42,7 @@ def build(env: Env) -> list[Bench]:
     k = env.kernel("empty")
     s = env.stream
     n = BATCH if not env.plan.quick else BATCH // 2
-    launch, sync = k.launch, s.synchronize
+    launch, sync = k.launch, s.sync
     compare_on = env.plan.compare
     peers = compare.active(env) if compare_on else []
     raw_launch, raw_args = _raw_launcher(k, s)
@@ -137,7 +137,7 @@ def _four_arguments(env: Env, n: int, peers: list[Any], compare_on: bool) -> lis
     from rocpy.hip import lib
     k, args = four_args(env)
     s = env.stream
-    launch, sync = k.launch, s.synchronize
+    launch, sync = k.launch, s.sync
     hold = kbuf, size_p, extra = k._packed(args, 1, 1, 0)   # alive while the closures are
     raw_launch, raw_sync, sh = lib.hipModuleLaunchKernel, lib.hipStreamSynchronize, s.handle
     from rocpy.hip import ffi

@@ -4,7 +4,7 @@
   signal, then ``Signal.wait`` until the packet processor decremented it:
   the round trip of one packet;
 * batch: ``Queue.dispatch_many`` of one prepared dispatch ``BATCH`` times
-  (one doorbell), then ``Queue.synchronize``; per packet.
+  (one doorbell), then ``Queue.sync``; per packet.
 
 With ``--compare``: ``raw`` writes the packet through the same C submission
 helper rocpy uses (``rocpy_aql_dispatch``, with the packet and arguments
@@ -56,7 +56,7 @@ def build(env: Env) -> list[Bench]:
         if wait("eq", 0, timeout=TIMEOUT) != 0:
             raise TimeoutError("the dispatch did not complete")
 
-    many, drain = q.dispatch_many, q.synchronize
+    many, drain = q.dispatch_many, q.sync
 
     def rocpy_batch() -> None:
         many(one, count=n)

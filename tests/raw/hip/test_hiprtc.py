@@ -192,5 +192,5 @@ def test_program_calls_negative():
 def test_program_uses_the_stubs_hiprtc():
     # one implementation: rocpy.hip.Program compiles through the C API on the stub too
     from rocpy.hip.program import Program
-    prog = Program("extern \"C\" __global__ void k() {}", "k.hip")
+    prog = Program("extern \"C\" __global__ void k() {}", name="k.hip")
     assert prog._use_hiprtc() is True

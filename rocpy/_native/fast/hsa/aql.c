@@ -157,7 +157,7 @@ static int wait_zero(rocpy_aql_queue *q, hsa_signal_t signal) {
 
 /* A barrier-AND packet with the barrier bit and no dependencies (completion
  * signal 0).  System-scope acquire and release fences: its completion is what
- * Queue.synchronize waits for, and work released only at agent scope
+ * Queue.sync waits for, and work released only at agent scope
  * (fences='agent') becomes visible to the host at this packet's release. */
 static void barrier_and_packet(char packet[PACKET_BYTES]) {
     memset(packet, 0, PACKET_BYTES);
