@@ -19,7 +19,7 @@ N = 300
 
 def _settle(dev) -> None:
     """Closed modules are unloaded once the work that uses them is done (the reaper)."""
-    dev.synchronize()
+    dev.sync()
     assert rocpy.debug.collect()
 
 

@@ -19,7 +19,7 @@ buf = dev.context.alloc(n * 4)
 print("ptr", buf.ptr, flush=True)
 assert buf.ptr % 256 == 0
 mod["past"].launch(2, 256, (buf, np.int32(n)))
-dev.synchronize()
+dev.sync()
 buf.close()
 print("survived", flush=True)
 """

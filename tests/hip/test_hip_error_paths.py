@@ -70,7 +70,7 @@ def test_an_emulation_reading_args_of_an_untyped_kernel(dev, load):
         with dev.create_stream() as s:
             kernel.launch(1, 64, (buf, np.uint32(1), np.int32(64)), s)
             with pytest.raises(rocpy.HipError) as info:
-                s.synchronize()
+                s.sync()
         assert info.value.name == "hipErrorLaunchFailure"
         (error,) = info.value.__cause__.errors
         assert isinstance(error, ValueError)

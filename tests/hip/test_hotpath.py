@@ -543,8 +543,8 @@ def test_the_compiled_launch_method_agrees_with_the_python_definition(form, side
         pos, kw = _call_forms(side)[form]
         n = len(seen)
         res = outcome(lambda: launch(*pos, **kw))
-        side.s.synchronize()
-        hip.Device(0).synchronize()
+        side.s.sync()
+        hip.Device(0).sync()
         got.append((res, seen[n:]))
     assert got[0] == got[1] == got[2]
 
@@ -553,7 +553,7 @@ def test_the_compiled_launch_method_on_a_closed_module_raises_as_python(sides):
     from rocpy.hip import _methods
     hot, slow = sides("vadd", "vadd")
     k = hot.k
-    hot.s.synchronize()
+    hot.s.sync()
     k._h, saved = None, k._h          # as a closed module leaves its kernels
     try:
         a = outcome(lambda: k.launch(1, 64, (), hot.s))

@@ -56,7 +56,7 @@ def gate(kernel_file, dev):
         yield value
     finally:
         opened.set()
-        dev.synchronize()
+        dev.sync()
         rocpy.stub.unregister_kernel("fill")
         value.clear()            # pytest holds the fixture's value until teardown ends
         m.close()
@@ -116,7 +116,7 @@ def test_a_sync_copy_waits_interruptibly_for_what_rocpy_enqueued(how, gate, dev)
     finally:
         opened.set()
         for x in (s, nb):
-            x.synchronize()
+            x.sync()
             x.close()
         buf.close()
 
@@ -166,7 +166,7 @@ def test_raw_work_rocpy_cannot_see_is_still_ordered_by_the_runtime(dev):
         buf.copy_to(out)
         assert (out == 0x5A).all()
     finally:
-        s.synchronize()
+        s.sync()
         s.close()
         buf.close()
 
@@ -248,7 +248,7 @@ def test_every_copy_passes_the_explicit_kind_compiled_and_python_alike(src, dst,
                                                            type(b).copy_from)(b, a, stream))
             copy()
             kinds[path] = rocpy.stub.last_memcpy_kind()
-            s.synchronize()
+            s.sync()
             streams[path] = bytes(b.copy_to(bytearray(N)) if isinstance(b, hip.memory.Buffer)
                                   else memoryview(b).cast("B"))
         assert kinds == {"compiled": _expected(src, dst), "python": _expected(src, dst)}
@@ -261,5 +261,5 @@ def test_every_copy_passes_the_explicit_kind_compiled_and_python_alike(src, dst,
             if isinstance(x, hip.memory.Buffer):
                 x.close()
         for s in (hot_s, py_s):
-            s.synchronize()
+            s.sync()
             s.close()

@@ -249,7 +249,7 @@ def test_close_on_a_queue_releases_after_its_submitted_work(q, shared):
     debug.collect()
     assert debug.live_objects()["Buffer"] == 1
     gate.store(0)
-    q.synchronize(timeout=30)
+    q.sync(timeout=30)
     debug.collect()
     assert "Buffer" not in debug.live_objects()
 

@@ -121,13 +121,13 @@ def test_leak_check_runs_outside_the_tests_fixtures_whatever_their_order(pyteste
     """)
     pytester.makepyfile("""
         def test_stream_named_first(rocpy_stream, rocpy_leak_check):
-            rocpy_stream.synchronize()
+            rocpy_stream.sync()
 
         def test_stream_named_last(rocpy_leak_check, rocpy_stream):
-            rocpy_stream.synchronize()
+            rocpy_stream.sync()
 
         def test_leaky_fixture_named_first(leaky_stream, rocpy_leak_check):
-            leaky_stream.synchronize()
+            leaky_stream.sync()
     """)
     pytester.makeini("[pytest]\nrocpy_leak_timeout = 1\n")
     result = inner()

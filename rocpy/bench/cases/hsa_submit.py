@@ -59,19 +59,19 @@ class Submit:
         self.lib = lib
 
     def close(self) -> None:
-        self.q.synchronize(timeout=120)
+        self.q.sync(timeout=120)
         for obj in (self.q, self.gate, self.signal, *self.bufs, *self.exes):
             obj.close()
 
     def hold(self) -> None:
         """Stop the packet processor behind a barrier until `release`."""
-        self.q.synchronize(timeout=120)
+        self.q.sync(timeout=120)
         self.gate.store(1)
         self.q.barrier_and([self.gate])
 
     def release(self) -> None:
         self.gate.store(0)
-        self.q.synchronize(timeout=120)
+        self.q.sync(timeout=120)
 
     # ---- variants ----------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ For each size, three cases, their two variants timed interleaved:
 
 ``raw`` calls ``hipMemcpyPeerAsync`` + ``hipStreamSynchronize`` with arguments
 made beforehand; ``rocpy`` calls ``DeviceBuffer.copy_from(src, stream=s)`` +
-``s.synchronize()`` (``hipMemcpyAsync``, hipMemcpyDefault).  Peer access is
+``s.sync()`` (``hipMemcpyAsync``, hipMemcpyDefault).  Peer access is
 enabled both ways first where the devices allow it (the copies also work
 without it, staged).  Before timing, each variant's result is checked against
 random data.  Needs two devices (the stub: ``ROCPY_STUB_DEVICES=2``, which
@@ -69,17 +69,17 @@ def cases_for(size: int, d0: Any, d1: Any, s0: Any, s1: Any, keep: list[Any]) ->
 
     def rocpy_01() -> None:
         b1.copy_from(a0, stream=s0)
-        s0.synchronize()
+        s0.sync()
 
     def rocpy_10() -> None:
         b0.copy_from(a1, stream=s1)
-        s1.synchronize()
+        s1.sync()
 
     def rocpy_bi() -> None:
         b1.copy_from(a0, stream=s0)
         b0.copy_from(a1, stream=s1)
-        s0.synchronize()
-        s1.synchronize()
+        s0.sync()
+        s1.sync()
 
     # every variant moves the right bytes (random data, checked on the host)
     n = size // 4
