@@ -20,7 +20,7 @@ HELP = "build HIP kernels for the stub's CPU (and GPUs) into one code object fil
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``cpukern`` and its actions on an argparse subparsers object."""
-    parser = subparsers.add_parser(NAME, help=HELP, description=HELP + ".")
+    parser: argparse.ArgumentParser = subparsers.add_parser(NAME, help=HELP, description=HELP + ".")
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     actions.required = True
     b = actions.add_parser("build", help="SRC -> OUT: the GPU code objects (hipcc) and the CPU build",

@@ -93,7 +93,7 @@ def _launch_param_keys() -> tuple[Any, Any, Any]:
              "HIP_LAUNCH_PARAM_END")
     cuda = (1, 2, 0)
     return tuple(getattr(lib, n) if hasattr(lib, n) else ffi.cast("void *", v)
-                 for n, v in zip(names, cuda))  # type: ignore[return-value]
+                 for n, v in zip(names, cuda))
 
 
 def _index(value: Any, what: str) -> int:

@@ -27,7 +27,8 @@ class Addressed(Handle):
     @property
     def ptr(self) -> int:
         """The address in this process (raises `rocpy.ClosedError` once released)."""
-        return self._require_open()
+        result: int = self._require_open()
+        return result
 
     # the property's getter itself (mypy reads a property in its class body as a method)
     __int__: Callable[[Addressed], int] = ptr.fget  # type: ignore[attr-defined]

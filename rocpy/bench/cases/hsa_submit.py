@@ -23,6 +23,7 @@ single dispatch from Python; batches at most 2x the C loop per packet.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..harness import Case
@@ -75,7 +76,7 @@ class Submit:
 
     # ---- variants ----------------------------------------------------------------------
 
-    def c_loop(self, kernel: Any, kernarg: bytes, n: int, ring_each: bool):
+    def c_loop(self, kernel: Any, kernarg: bytes, n: int, ring_each: bool) -> Callable[[], None]:
         lib, q = self.lib, self.q
         obj = kernel.object
 
@@ -87,7 +88,7 @@ class Submit:
                 raise RuntimeError(f"rocpy_bench_dispatch_loop failed: {ns}")
         return run
 
-    def cffi_loop(self, kernel: Any, kernarg: bytes, n: int):
+    def cffi_loop(self, kernel: Any, kernarg: bytes, n: int) -> Callable[[], None]:
         dispatch, aql = self.lib.rocpy_aql_dispatch, self.q._aql
         packet = kernel.packet(1024, 256)
         size = len(kernarg)
@@ -97,7 +98,7 @@ class Submit:
                 dispatch(aql, packet, kernarg, size, 0)
         return run
 
-    def rocpy_loop(self, kernel: Any, args: tuple, n: int, signal: bool = False):
+    def rocpy_loop(self, kernel: Any, args: tuple[Any, ...], n: int, signal: bool = False) -> Callable[[], None]:
         dispatch = self.q.dispatch
         sig = self.signal if signal else None
 
