@@ -14,6 +14,8 @@ through cffi; ``C loop`` builds and submits the batch in one C call
 """
 from __future__ import annotations
 
+from typing import Any
+
 from ..harness import Case
 from . import Bench, Env, Unavailable
 
@@ -21,7 +23,9 @@ BATCH = 100
 TIMEOUT = 60.0
 
 
-def build(env: Env) -> list[Bench]:
+def gpu_agent(env: Env) -> Any:
+    """The HSA GPU agent that is the HIP device the other families benchmark (an open
+    `hsa.Runtime` kept by ``env``), or `Unavailable` when the backend has no HSA GPU."""
     from rocpy import _backend
     if not _backend.current().has_hsa:
         raise Unavailable(f"there is no HSA runtime on the {env.backend} backend")
@@ -30,11 +34,16 @@ def build(env: Env) -> list[Bench]:
     gpus = rt.gpu_agents
     if not gpus:
         raise Unavailable("the HSA runtime lists no GPU agent")
-    try:  # the agent that is the HIP device benchmarked by the other families
+    try:
         mine = env.device.hsa_agent
-        agent = next((a for a in gpus if a == mine), gpus[0])
+        return next((a for a in gpus if a == mine), gpus[0])
     except Exception:
-        agent = gpus[0]
+        return gpus[0]
+
+
+def build(env: Env) -> list[Bench]:
+    from rocpy import hsa
+    agent = gpu_agent(env)
     path = env.kernel_file()
     exe = env.keep(hsa.Executable.load(agent, path))
     k = exe.kernel("empty")

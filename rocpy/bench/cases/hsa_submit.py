@@ -28,6 +28,7 @@ from typing import Any
 
 from ..harness import Case
 from . import Bench, Env, Unavailable
+from .hsa_dispatch import gpu_agent
 
 SINGLE = 100      # packets per timed call in the single-dispatch cases
 BATCH = 100       # packets per batch
@@ -134,19 +135,7 @@ class Submit:
 
 
 def build(env: Env) -> list[Bench]:
-    from rocpy import _backend
-    if not _backend.current().has_hsa:
-        raise Unavailable(f"there is no HSA runtime on the {env.backend} backend")
-    from rocpy import hsa
-    rt = env.keep(hsa.Runtime())
-    gpus = rt.gpu_agents
-    if not gpus:
-        raise Unavailable("the HSA runtime lists no GPU agent")
-    try:  # the agent that is the HIP device benchmarked by the other families
-        mine = env.device.hsa_agent
-        gpu = next((a for a in gpus if a == mine), gpus[0])
-    except Exception:
-        gpu = gpus[0]
+    gpu = gpu_agent(env)
     plan = env.plan
     calls = 2 + plan.warmup + (plan.repeat if plan.repeat is not None else plan.max_repeat)
     packets = 4 * calls * max(SINGLE, BATCH) + 64     # the most one case writes while held
@@ -155,7 +144,7 @@ def build(env: Env) -> list[Bench]:
         raise Unavailable(f"a case writes up to {packets} packets while the queue is held; "
                           f"{gpu.name}'s queues hold {gpu.queue_max_size}: pass --repeat "
                           f"{most} or fewer")
-    sub = Submit(rt, gpu, env.kernel_file(), packets)
+    sub = Submit(gpu.runtime, gpu, env.kernel_file(), packets)
     env.at_close(sub.close)
     return [Bench(case, "hsa_submit", "latency", {"per": "packet", "calls": case.ops},
                   before=sub.hold, after=sub.release, title=f"{case.name} (producer only)")
