@@ -24,7 +24,7 @@ _SUBPACKAGES = ("hsa", "hip", "codeobject")
 
 _HIP_NAMES = ("Device", "Context", "Stream", "Event", "DeviceBuffer", "HostBuffer",
               "ManagedBuffer", "Module", "Kernel", "Graph", "GraphExec", "Program",
-              "from_dlpack")
+              "from_dlpack", "LaunchConfig", "launch")
 
 
 if TYPE_CHECKING:   # what __getattr__ imports on first use, as type checkers should see it
@@ -33,7 +33,7 @@ if TYPE_CHECKING:   # what __getattr__ imports on first use, as type checkers sh
                       Event as Event, Graph as Graph, GraphExec as GraphExec,
                       HostBuffer as HostBuffer, Kernel as Kernel, ManagedBuffer as ManagedBuffer,
                       Module as Module, Program as Program, Stream as Stream,
-                      from_dlpack as from_dlpack)
+                      from_dlpack as from_dlpack, LaunchConfig as LaunchConfig, launch as launch)
 
 
 def __getattr__(name: str) -> Any:
@@ -62,5 +62,5 @@ __all__ = [
     "RocpyError", "StatusError", "backend", "debug", "__version__",
     # _HIP_NAMES, spelled out: type checkers read __all__ only as a literal (tests/test_api_surface.py)
     "Device", "Context", "Stream", "Event", "DeviceBuffer", "HostBuffer", "ManagedBuffer", "Module",
-    "Kernel", "Graph", "GraphExec", "Program", "from_dlpack",
+    "Kernel", "Graph", "GraphExec", "Program", "from_dlpack", "LaunchConfig", "launch",
 ]

@@ -34,6 +34,7 @@ from .context import Context
 from .device import Device, MemInfo, device_count
 from .event import Event
 from .graph import Graph, GraphExec, GraphNode
+from ._launcher import LaunchConfig, launch
 from .memory import Buffer, DeviceBuffer, HostBuffer, ManagedBuffer, TypedBuffer
 from .module import Kernel, KernelNotFoundError, Module
 from .program import Program
@@ -41,8 +42,8 @@ from .stream import Stream
 
 __all__ = [
     "Buffer", "Context", "Device", "DeviceBuffer", "Event", "Graph", "GraphExec", "GraphNode",
-    "HostBuffer", "Kernel", "KernelNotFoundError", "ManagedBuffer", "MemInfo", "Module",
-    "Program", "Stream", "TypedBuffer", "device_count", "forget_current_device", "from_dlpack",
+    "HostBuffer", "Kernel", "KernelNotFoundError", "LaunchConfig", "ManagedBuffer", "MemInfo", "Module",
+    "Program", "Stream", "TypedBuffer", "device_count", "forget_current_device", "from_dlpack", "launch",
 ]
 
 if TYPE_CHECKING:
