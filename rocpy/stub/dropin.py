@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import glob
 import os
+import sys
 
 FOLDER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "_stub_libs")
 
@@ -44,9 +45,15 @@ def environment(base: dict[str, str] | None = None) -> dict[str, str]:
     """The variables to set (only those) so that programs load the drop-in libraries.
 
     ``LD_LIBRARY_PATH`` gets the folder first, ahead of what ``base`` (default:
-    this process's environment) has.
+    this process's environment) has.  ``ROCPY_PYTHON``, unless ``base`` sets it, is
+    this interpreter: the stub's ``hiprtcCompileProgram`` runs ``$ROCPY_PYTHON -m
+    rocpy cpukern build`` (``hip_rtc_compile.c``), and the ``python3`` on ``PATH``
+    may lack rocpy's dependencies (a venv's rocpy, the system's Python).
     """
     base = dict(os.environ) if base is None else base
     folder = libdir()
     rest = [p for p in base.get("LD_LIBRARY_PATH", "").split(":") if p and p != folder]
-    return {"LD_LIBRARY_PATH": ":".join([folder] + rest)}
+    env = {"LD_LIBRARY_PATH": ":".join([folder] + rest)}
+    if not base.get("ROCPY_PYTHON"):
+        env["ROCPY_PYTHON"] = sys.executable
+    return env

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import io
 import os
+import sys
 
 import pytest
 
@@ -16,9 +17,10 @@ def test_libdir_and_env():
     assert stub_cli.run(cli.build_parser().parse_args(["stub", "libdir"]), out) == 0
     folder = out.getvalue().strip()
     assert os.path.exists(os.path.join(folder, "libhsa-runtime64.so.1"))
-    env = dropin.environment({"LD_LIBRARY_PATH": "/a:" + folder + ":/b"})
-    assert env == {"LD_LIBRARY_PATH": f"{folder}:/a:/b"}      # first, once
-    assert dropin.environment({}) == {"LD_LIBRARY_PATH": folder}
+    env = dropin.environment({"LD_LIBRARY_PATH": "/a:" + folder + ":/b", "ROCPY_PYTHON": "/py"})
+    assert env == {"LD_LIBRARY_PATH": f"{folder}:/a:/b"}      # first, once; ROCPY_PYTHON kept
+    # hipRTC's compiler driver runs under this interpreter, not whatever python3 PATH has
+    assert dropin.environment({}) == {"LD_LIBRARY_PATH": folder, "ROCPY_PYTHON": sys.executable}
     assert all(os.path.basename(p).startswith(("libhsa-runtime64.so.", "libamdhip64.so.", "libhiprtc.so."))
                for p in dropin.libraries())
 

@@ -18,10 +18,15 @@ def program(tmp_path_factory):
     return build("rtc_probe.cpp", str(tmp_path_factory.mktemp("rtc") / "rtc_probe"), "g++")
 
 
-def test_a_cpp_program_compiles_and_runs_a_kernel_with_hiprtc(program, monkeypatch):
-    # no ROCPY_PYTHON: a C++ program's environment names no interpreter (python3 on PATH)
+def test_a_cpp_program_compiles_and_runs_a_kernel_with_hiprtc(program, monkeypatch, tmp_path):
+    # the user's environment names no interpreter, and the python3 on PATH cannot run
+    # rocpy (a fresh system's Python beside a venv's rocpy): `rocpy stub run` names its own
     monkeypatch.delenv("ROCPY_PYTHON", raising=False)
-    done = run_on_stub([program], devices=1, timeout=300)
+    fake = tmp_path / "python3"
+    fake.write_text("#!/bin/sh\necho 'not the python with rocpy' >&2\nexit 3\n")
+    fake.chmod(0o755)
+    done = run_on_stub([program], devices=1, timeout=300,
+                       PATH=f"{tmp_path}{os.pathsep}{os.environ.get('PATH', '')}")
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.splitlines() == ["lowered _Z4axpyIfEvT_PKS0_PS0_i", "ok"]
 
