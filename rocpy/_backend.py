@@ -14,6 +14,7 @@ import ctypes
 import importlib
 import json
 import os
+import sys
 import threading
 import warnings
 from dataclasses import dataclass, field
@@ -159,6 +160,9 @@ def _load(name: str, named: bool) -> tuple[Any, str]:
     except ImportError as exc:
         return None, f"rocpy._lib_{name} is not built or cannot load: {exc}"
     if name == "stub":
+        # the stub's hiprtcCompileProgram runs `$ROCPY_PYTHON -m rocpy cpukern build`
+        # (hip_rtc_compile.c): this interpreter, which has rocpy and its dependencies
+        os.environ.setdefault("ROCPY_PYTHON", sys.executable)
         return mod, "the stub runtime (CPU simulation)"
     ok, why = (_probe_amd if name == "amd" else _probe_nvidia)(mod)
     if not ok and named:

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -104,9 +103,6 @@ class Program:
         opts = [str(o) for o in options]
         exprs = [str(e) for e in name_expressions]
         if self._use_hiprtc():
-            if api().name == "stub":
-                # the stub's hipRTC runs rocpy's driver: this interpreter, this rocpy
-                os.environ.setdefault("ROCPY_PYTHON", sys.executable)
             code = self._hiprtc(dev, opts, exprs)
         elif exprs:
             raise NotSupportedError("name_expressions need hipRTC, which this backend lacks")

@@ -48,7 +48,14 @@ def _compilers():
     from rocpy import _toolchain
     if _toolchain.find_hipcc() is None or _toolchain.find_cxx() is None:
         pytest.skip("the stub's hiprtc compiles with hipcc and a host C++ compiler")
-    os.environ.setdefault("ROCPY_PYTHON", sys.executable)
+
+
+def test_loading_the_stub_names_this_interpreter_for_the_compiler_driver():
+    # hiprtcCompileProgram runs `$ROCPY_PYTHON -m rocpy cpukern build`; PATH's python3
+    # may lack rocpy's dependencies (rocpy in a venv on a fresh system)
+    assert os.environ.get("ROCPY_PYTHON")
+    if os.environ["ROCPY_PYTHON"] != sys.executable:   # only where the user named another
+        assert os.path.exists(os.environ["ROCPY_PYTHON"])
 
 
 def _log(prog) -> str:
