@@ -104,8 +104,8 @@ def test_ctrl_c_interrupts_a_group_wait():
         with hsa.Runtime():
             a, b = hsa.Signal(1), hsa.Signal(1)
             group = hsa.SignalGroup([a, b])
-            print("WAITING", flush=True)
             try:
+                print("WAITING", flush=True)   # inside the try: a SIGINT from here on is caught
                 group.wait_any("eq", 0)
             except KeyboardInterrupt:
                 print("INTERRUPTED", flush=True)
