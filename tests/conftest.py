@@ -9,6 +9,7 @@ conftest but this one decides skips by marker.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 
 import pytest
@@ -20,6 +21,11 @@ os.environ.setdefault("ROCPY_STUB_AQL_OVERLAP", "1")
 # rocpy's own test kernels (tests/kernels: empty, vadd, fill) run as the stub's
 # built-in emulations, which a kernel of the same name gets only when asked for
 os.environ.setdefault("ROCPY_STUB_BUILTINS", "empty,vadd,fill")
+# the Ctrl-C tests need SIGINT to raise KeyboardInterrupt here and in the children they
+# start; a suite launched in the background of a non-interactive shell (CI runners,
+# `cmd &`) inherits SIGINT ignored, which Python then leaves ignored, and so do children
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 from kernels.compile import compile_hip, find_hipcc  # noqa: E402
 from live import kernel_loader, spin_fill  # noqa: E402
