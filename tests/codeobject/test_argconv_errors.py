@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from packing import pack
 from rocpy.codeobject import ArgumentTypeError, ArgumentValueError, KernargLayout
 
 # scale(float* x, int n): a typed pointer parameter
@@ -13,21 +14,6 @@ SCALE = KernargLayout.from_params([(0, 8, "global_buffer"), (8, 4)], name="_Z5sc
 # one 12-byte by-value struct (no type known: raw bytes of exactly that size)
 STRUCT = KernargLayout.from_params([(0, 12)], name="take_struct")
 POINTER = r"_Z5scalePfi: args\[0\] \(float\* global_buffer, 8 bytes at offset 0\): "
-
-
-def pack(layout, args):
-    outcomes = []
-    for f in (layout.pack, layout._generic_pack):
-        try:
-            outcomes.append(f(args))
-        except Exception as exc:  # noqa: BLE001 - compared below
-            outcomes.append(exc)
-    a, b = outcomes
-    if isinstance(a, Exception):
-        assert type(a) is type(b) and str(a) == str(b)
-        raise a
-    assert a == b
-    return a
 
 
 class Foreign:

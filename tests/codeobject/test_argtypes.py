@@ -9,6 +9,7 @@ import struct
 import numpy as np
 import pytest
 
+from packing import pack
 from rocpy.codeobject import (ArgumentRangeError, ArgumentTypeError, ArgumentValueError,
                               KernargLayout)
 
@@ -22,22 +23,6 @@ UNTYPED = KernargLayout.from_params([(0, 8, "global_buffer"), (8, 4), (12, 4)], 
 ALL = KernargLayout.from_params(
     [(0, 1), (1, 1), (2, 1), (4, 2), (6, 2), (8, 4), (16, 8), (24, 8), (32, 8), (40, 2)],
     name="_Z4kallbchstjlmdDF16_")
-
-
-def pack(layout, args):
-    """Both paths; they must agree on the bytes or on the exception."""
-    outcomes = []
-    for f in (layout.pack, layout._generic_pack):
-        try:
-            outcomes.append(f(args))
-        except Exception as exc:  # noqa: BLE001 - compared below
-            outcomes.append(exc)
-    a, b = outcomes
-    if isinstance(a, Exception):
-        assert type(a) is type(b) and str(a) == str(b)
-        raise a
-    assert a == b
-    return a
 
 
 def fields(blob: bytes):
