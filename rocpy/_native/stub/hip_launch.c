@@ -241,6 +241,11 @@ static hipError_t module_launch(hipFunction_t f, const uint32_t global[3], const
     return status;
 }
 
+hipError_t hip_launch_module(hipFunction_t f, const uint32_t global[3], const uint32_t block[3],
+                             unsigned shared, hipStream_t stream, void **params, void **extra) {
+    return module_launch(f, global, block, shared, stream, params, extra);
+}
+
 hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX, unsigned int gridDimY,
                                  unsigned int gridDimZ, unsigned int blockDimX,
                                  unsigned int blockDimY, unsigned int blockDimZ,

@@ -2,15 +2,17 @@
  * (hipamd hip_module.cpp, hip_platform.cpp at rocm-5.2.3).
  *
  * A host function pointer is what fat-binary registration ties to a kernel
- * (PlatformState::getStatFunc, hip_fatbin.c).  hipLaunchKernel and
- * hipLaunchByPtr launch registered ones; the cooperative paths still treat
- * every pointer as one nobody registered (hipamd's statuses for that:
- * hipErrorInvalidSymbol where getStatFunc's own status is returned).
+ * (PlatformState::getStatFunc, hip_fatbin.c).  hipLaunchKernel,
+ * hipLaunchByPtr and hipLaunchCooperativeKernel launch registered ones; the
+ * multi-device cooperative paths still treat every pointer as one nobody
+ * registered (hipamd's statuses for that: hipErrorInvalidSymbol where
+ * getStatFunc's own status is returned).
  * Kernels of modules launch through hipModuleLaunchKernel (hip_launch.c). */
 #include <string.h>
 
 #include "hip_fatbin.h"
 #include "hip_internal.h"
+#include "hip_launch_ex.h"
 #include "stub_codeobject.h"
 
 #define UNREGISTERED_LOOKUP hipErrorInvalidSymbol
@@ -117,27 +119,34 @@ hipError_t hipExtLaunchKernel(const void *function_address, dim3 numBlocks, dim3
 }
 
 /* hipLaunchCooperativeKernel_common: the stream first (hipErrorInvalidValue),
- * then getStatFunc's status */
-static hipError_t cooperative(hipStream_t stream) {
+ * then getStatFunc's status (a pointer nobody registered:
+ * UNREGISTERED_LOOKUP), then the cooperative launch of the kernel
+ * registered for it on the stream's device (hip_launch_coop.c) */
+hipError_t hip_launch_cooperative_by_host(const void *f, dim3 grid, dim3 block, void **params,
+                                          unsigned shared, hipStream_t stream) {
     hip_stream_t *s;
     if (hip_stream_resolve(stream, &s) != hipSuccess) return hipErrorInvalidValue;
-    return UNREGISTERED_LOOKUP;
+    if (!f || !hip_fatbin_function_name(f)) return UNREGISTERED_LOOKUP;
+    hipFunction_t fn;
+    HIP_RETURN_ONFAIL(hip_fatbin_function(f, s->device, &fn));
+    const uint32_t g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
+    return hip_launch_cooperative(fn, g, b, shared, stream, params, NULL);
 }
 
 hipError_t hipLaunchCooperativeKernel(const void *f, dim3 gridDim, dim3 blockDimX,
                                       void **kernelParams, unsigned int sharedMemBytes,
                                       hipStream_t stream) {
-    (void)f, (void)gridDim, (void)blockDimX, (void)kernelParams, (void)sharedMemBytes;
     HIP_INIT_API();
-    HIP_RETURN(cooperative(stream));
+    HIP_RETURN(hip_launch_cooperative_by_host(f, gridDim, blockDimX, kernelParams, sharedMemBytes,
+                                              stream));
 }
 
 hipError_t hipLaunchCooperativeKernel_spt(const void *f, dim3 gridDim, dim3 blockDim,
                                           void **kernelParams, uint32_t sharedMemBytes,
                                           hipStream_t hStream) {
-    (void)f, (void)gridDim, (void)blockDim, (void)kernelParams, (void)sharedMemBytes;
     HIP_INIT_API();
-    HIP_RETURN(cooperative(hStream ? hStream : hipStreamPerThread));
+    HIP_RETURN(hip_launch_cooperative_by_host(f, gridDim, blockDim, kernelParams, sharedMemBytes,
+                                              hStream ? hStream : hipStreamPerThread));
 }
 
 /* ihipLaunchCooperativeKernelMultiDevice's checks in its order: the count

@@ -204,6 +204,12 @@ hipError_t hip_module_load_image(hipModule_t *module, const void *image, int dev
     return size ? load_on(module, image, size, dev) : hipErrorInvalidKernelFile;
 }
 
+hipError_t hip_module_load_sized(hipModule_t *module, const void *data, size_t size, int device) {
+    hip_dev_t *dev = hip_dev(device);
+    if (!dev) return hipErrorInvalidDevice;
+    return load_on(module, data, size, dev);
+}
+
 void hip_module_unload_image(hipModule_t module) {
     if (module && hip_registry_remove(&modules, module)) module_free(module);
 }
@@ -215,6 +221,12 @@ hipError_t hip_module_function(hipModule_t module, const char *name, hipFunction
             return hipSuccess;
         }
     return hipErrorNotFound;
+}
+
+uint32_t hip_module_function_count(hipModule_t module) { return module->co->num_kernels; }
+
+hipFunction_t hip_module_function_at(hipModule_t module, uint32_t i) {
+    return i < module->co->num_kernels ? &module->funcs[i] : NULL;
 }
 
 hipError_t hip_module_global(hipModule_t module, const char *name, void **ptr, size_t *size) {
@@ -240,6 +252,29 @@ hipError_t hipModuleLoadDataEx(hipModule_t *module, const void *image, unsigned 
     HIP_INIT_API();
     HIP_RETURN(load_data(module, image));
 }
+
+#ifdef ROCPY_HAVE_hipModuleLoadFatBinary
+/* hipamd hip_module.cpp hipModuleLoadFatBinary: PlatformState::LoadModule(module, 0, fatbin),
+ * hipModuleLoadData's path (a HIP fat binary is an offload bundle) */
+hipError_t hipModuleLoadFatBinary(hipModule_t *module, const void *fatbin) {
+    HIP_INIT_API();
+    HIP_RETURN(load_data(module, fatbin));
+}
+#endif
+
+#ifdef ROCPY_HAVE_hipModuleGetFunctionCount
+/* hipamd hip_module.cpp hipModuleGetFunctionCount: a null module
+ * hipErrorInvalidResourceHandle, PlatformState::GetFuncCount an unknown one
+ * hipErrorNotFound, DynCO::getFuncCount a null count hipErrorInvalidValue */
+hipError_t hipModuleGetFunctionCount(unsigned int *count, hipModule_t mod) {
+    HIP_INIT_API();
+    if (!mod) HIP_RETURN(hipErrorInvalidResourceHandle);
+    if (!hip_registry_contains(&modules, mod)) HIP_RETURN(hipErrorNotFound);
+    if (!count) HIP_RETURN(hipErrorInvalidValue);
+    *count = mod->co->num_kernels;
+    HIP_RETURN(hipSuccess);
+}
+#endif
 
 hipError_t hipModuleUnload(hipModule_t module) {
     HIP_INIT_API();

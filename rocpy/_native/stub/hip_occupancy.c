@@ -10,6 +10,7 @@
  * fat-binary registration yet, so they answer hipErrorInvalidValue as hipamd
  * does for a pointer nobody registered. */
 #include "hip_internal.h"
+#include "hip_launch_ex.h"
 #include "stub_codeobject.h"
 
 #define MAX_WORKGROUP 1024u              /* ROCclr maxWorkGroupSize_ (hipDeviceProp) */
@@ -63,6 +64,14 @@ static hipError_t occupancy(const stub_co_kernel_t *k, const stub_device_t *dev,
     o->best_block = alu_threads < aligned ? alu_threads : aligned;
     int best_per_cu = o->best_block ? alu_threads / o->best_block : 0;
     o->blocks_per_grid = (int)dev->compute_units * (best_per_cu < lds_wgs ? best_per_cu : lds_wgs);
+    return hipSuccess;
+}
+
+hipError_t hip_occupancy_grid_limit(const struct ihipModuleSymbol_t *sym, int device, int block,
+                                    size_t dyn_lds, int *max_blocks) {
+    occupancy_t o;
+    HIP_RETURN_ONFAIL(occupancy(sym->kernel, hip_dev(device)->info, block, dyn_lds, true, &o));
+    *max_blocks = o.blocks_per_grid;
     return hipSuccess;
 }
 

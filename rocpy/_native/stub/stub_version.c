@@ -126,6 +126,15 @@ static const rule_row_t rules[STUB_RULE_COUNT] = {
     [STUB_RULE_GRAPH_USER_OBJECT_COUNTS] = {
         "a graph releases the user-object references it retained, counted, when destroyed",
         RELEASE(6, 3), "clr hipamd/src/hip_graph.cpp hipGraphRetainUserObject, hip_graph_internal.hpp ~Graph"},
+    /* rocm-6.2.0 and amd-staging 2024-10 still answer hipErrorInvalidValue;
+     * rocm-systems' clr (7.x) checks isValid first with ContextIsDestroyed */
+    [STUB_RULE_COOPERATIVE_BAD_STREAM_CONTEXT_DESTROYED] = {
+        "hipModuleLaunchCooperativeKernel on an unknown stream is hipErrorContextIsDestroyed",
+        RELEASE(7, 0), "clr hipamd/src/hip_module.cpp hipModuleLaunchCooperativeKernel (hip::isValid)"},
+    [STUB_RULE_COOPERATIVE_MULTI_DEVICE_SAME_SHAPE] = {
+        "hipModuleLaunchCooperativeKernelMultiDevice refuses launches of different grid, block or "
+        "shared-memory sizes (hipErrorInvalidValue)",
+        RELEASE(7, 0), "clr hipamd/src/hip_module.cpp ihipModuleLaunchCooperativeKernelMultiDevice"},
 };
 
 /* Info attributes ROCr added after 5.2, with the first release whose
