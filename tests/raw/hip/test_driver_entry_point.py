@@ -48,11 +48,12 @@ def test_per_thread_flag_picks_the_spt_form():
     assert int(ffi.cast("uintptr_t", entry(b"hipMalloc", per_thread)[1])) == addr(b"hipMalloc")
 
 
-def test_no_r0600_renaming():
-    """Unlike hipGetProcAddress the name is taken as it is."""
-    status, p, _ = entry(b"hipGetDeviceProperties")
-    ok(status)
-    assert int(ffi.cast("uintptr_t", p)) != int(ffi.cast("uintptr_t", entry(b"hipGetDevicePropertiesR0600")[1]))
+@requires("hipGetProcAddress")
+def test_the_same_table_as_get_proc_address():
+    for name in (b"hipMalloc", b"hipStreamCreate", b"hipGetDriverEntryPoint"):
+        p, st = ffi.new("void **"), ffi.new("hipDriverProcAddressQueryResult *")
+        ok(lib.hipGetProcAddress(name, p, 700, 0, st))
+        assert int(ffi.cast("uintptr_t", entry(name)[1])) == int(ffi.cast("uintptr_t", p[0]))
 
 
 @pytest.mark.parametrize("fn", ["hipGetDriverEntryPoint", "hipGetDriverEntryPoint_spt"])

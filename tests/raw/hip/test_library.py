@@ -99,7 +99,7 @@ def test_load_bad_arguments(hip_kernel, tmp_path):
     check(load_file(str(tmp_path / "absent.co"))[0], "hipErrorInvalidValue")
     check(load_file(ffi.NULL)[0], "hipErrorInvalidValue")
     check(load_file(hip_kernel("vadd"), njit=2)[0], "hipErrorInvalidValue")
-    check(lib.hipLibraryUnload(ffi.NULL), "hipErrorInvalidResourceHandle")
+    check(lib.hipLibraryUnload(ffi.NULL), "hipErrorInvalidHandle")
     empty = tmp_path / "empty.co"
     empty.write_bytes(b"")
     st, library = load_file(str(empty))
@@ -107,7 +107,7 @@ def test_load_bad_arguments(hip_kernel, tmp_path):
     n = ffi.new("unsigned int *")
     check(lib.hipLibraryGetKernelCount(n, library), "hipErrorInvalidKernelFile")
     ok(lib.hipLibraryUnload(library))
-    check(lib.hipLibraryUnload(library), "hipErrorInvalidResourceHandle")   # twice
+    check(lib.hipLibraryUnload(library), "hipErrorInvalidHandle")   # twice
     del lib_
 
 

@@ -3,7 +3,8 @@ and fat-binary loads (hip_launch_coop.c, hip_module.c; clr hip_module.cpp).
 
 Each test skips where the headers the stub was built against do not declare
 its function (5.2 declares none of them: tools/other_headers.sh runs them
-against 5.7 / 6.2 / 7.2 trees)."""
+against 5.7 / 6.2 / 7.2 trees).  hipamd's hipErrorInvalidResourceHandle is
+hipErrorInvalidHandle's alias (400), the name check() gives it."""
 from __future__ import annotations
 
 import numpy as np
@@ -118,7 +119,7 @@ def test_cooperative_bad_arguments(vadd, bufs):
 
     check(launch(stream_=s), expect({(5, 7): "hipErrorInvalidValue", (7, 0): "hipErrorContextIsDestroyed"}))
     check(launch(grid=(2**31, 1, 1), block=(4, 1, 1)), "hipErrorInvalidConfiguration")
-    check(launch(func=ffi.NULL), "hipErrorInvalidResourceHandle")
+    check(launch(func=ffi.NULL), "hipErrorInvalidHandle")
     check(launch(shared=64 * 1024 + 1), "hipErrorInvalidValue")      # more LDS than the CU has
     check(launch(p=ffi.NULL), "hipErrorInvalidValue")                 # vadd has arguments
     check(launch(block=(2048, 1, 1)), "hipErrorInvalidValue")
@@ -186,7 +187,7 @@ def test_multi_device_bad_arguments(vadd, bufs):
     check(call(launch_list([good]), 1, 4), "hipErrorInvalidValue")                # unknown flag
     check(call(launch_list([(f, (1, 1, 1), (0, 1, 1), 0, s, bufs.p)]), 1, 0),
           "hipErrorInvalidConfiguration")
-    check(call(launch_list([good[:4] + (ffi.NULL, bufs.p)]), 1, 0), "hipErrorInvalidResourceHandle")
+    check(call(launch_list([good[:4] + (ffi.NULL, bufs.p)]), 1, 0), "hipErrorInvalidHandle")
     limit = grid_limit(f, 64)
     check(call(launch_list([(f, (limit + 1, 1, 1), (64, 1, 1), 0, s, bufs.p)]), 1, 0),
           "hipErrorCooperativeLaunchTooLarge")
@@ -278,7 +279,7 @@ def test_drv_launch_ex_bad_arguments(vadd, bufs):
     dead = stream()
     ok(lib.hipStreamDestroy(dead))
     cfg, keep = drv_config((1, 1, 1), (64, 1, 1))
-    check(lib.hipDrvLaunchKernelEx(cfg, ffi.NULL, bufs.p, ffi.NULL), "hipErrorInvalidResourceHandle")
+    check(lib.hipDrvLaunchKernelEx(cfg, ffi.NULL, bufs.p, ffi.NULL), "hipErrorInvalidHandle")
     check(lib.hipDrvLaunchKernelEx(ffi.NULL, f, bufs.p, ffi.NULL), "hipErrorInvalidValue")
     bad, keep2 = drv_config((1, 1, 1), (64, 1, 1), s=dead)
     check(lib.hipDrvLaunchKernelEx(bad, f, bufs.p, ffi.NULL), "hipErrorContextIsDestroyed")
@@ -307,7 +308,7 @@ def test_function_count(hip_kernel, vadd):
     check(lib.hipModuleGetFunctionCount(ffi.NULL, three), "hipErrorInvalidValue")
     ok(lib.hipModuleUnload(three))
     check(lib.hipModuleGetFunctionCount(n, three), "hipErrorNotFound")      # unloaded
-    check(lib.hipModuleGetFunctionCount(n, ffi.NULL), "hipErrorInvalidResourceHandle")
+    check(lib.hipModuleGetFunctionCount(n, ffi.NULL), "hipErrorInvalidHandle")
 
 
 @requires("hipModuleLoadFatBinary")
