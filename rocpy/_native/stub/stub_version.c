@@ -126,6 +126,16 @@ static const rule_row_t rules[STUB_RULE_COUNT] = {
     [STUB_RULE_GRAPH_USER_OBJECT_COUNTS] = {
         "a graph releases the user-object references it retained, counted, when destroyed",
         RELEASE(6, 3), "clr hipamd/src/hip_graph.cpp hipGraphRetainUserObject, hip_graph_internal.hpp ~Graph"},
+    /* 5.x-6.1: the attribute always answers true.  clr 8f7acbdad (2024-03-06,
+     * first tag holding it in the mirror: rocm-6.2.0; 6.1 not checked) */
+    [STUB_RULE_POINTER_SYNC_MEMOPS_STORED] = {
+        "HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS reads what hipPointerSetAttribute stored (default false)",
+        RELEASE(6, 2), "clr hipamd/src/hip_memory.cpp ihipPointerGetAttributes"},
+    /* before: any value is stored as a bool.  clr 5b7258247 (2024-01-25,
+     * first tag holding it in the mirror: rocm-6.2.0; 6.1 not checked) */
+    [STUB_RULE_POINTER_SYNC_MEMOPS_VALUE_CHECKED] = {
+        "hipPointerSetAttribute(SYNC_MEMOPS) refuses a value other than 0 or 1 (hipErrorInvalidValue)",
+        RELEASE(6, 2), "clr hipamd/src/hip_memory.cpp ihipPointerSetAttribute"},
 };
 
 /* Info attributes ROCr added after 5.2, with the first release whose
