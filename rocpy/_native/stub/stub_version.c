@@ -136,6 +136,15 @@ static const rule_row_t rules[STUB_RULE_COUNT] = {
     [STUB_RULE_POINTER_SYNC_MEMOPS_VALUE_CHECKED] = {
         "hipPointerSetAttribute(SYNC_MEMOPS) refuses a value other than 0 or 1 (hipErrorInvalidValue)",
         RELEASE(6, 2), "clr hipamd/src/hip_memory.cpp ihipPointerSetAttribute"},
+    /* 5.2: cubemap arrays are hipErrorNotSupported with surface and gather ones */
+    [STUB_RULE_ARRAY_CUBEMAP_INVALID_VALUE] = {
+        "hipArrayCreate & co. refuse hipArrayCubemap with hipErrorInvalidValue", RELEASE(5, 3),
+        "hipamd src/hip_memory.cpp ihipArrayCreate (rocm-5.3.0)"},
+    /* 5.2-5.6: hipArraySurfaceLoadStore and hipArrayTextureGather are
+     * hipErrorNotSupported; clr rocm-5.7.0 drops the check */
+    [STUB_RULE_ARRAY_SURFACE_GATHER_ACCEPTED] = {
+        "hipArrayCreate & co. accept hipArraySurfaceLoadStore and hipArrayTextureGather",
+        RELEASE(5, 7), "clr hipamd/src/hip_memory.cpp ihipArrayCreate (rocm-5.7.0)"},
 };
 
 /* Info attributes ROCr added after 5.2, with the first release whose
