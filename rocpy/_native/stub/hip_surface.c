@@ -11,6 +11,8 @@
 
 #include "hip_internal.h"
 
+#ifdef ROCPY_HAVE_hipCreateSurfaceObject   /* declared for C (5.2: C++ only) */
+
 typedef struct stub_surface {
     hipArray_t array;
     hipResourceDesc desc;
@@ -53,3 +55,4 @@ hipError_t hipDestroySurfaceObject(hipSurfaceObject_t surfaceObject) {
     }
     HIP_RETURN(hipFree(surfaceObject));
 }
+#endif

@@ -145,6 +145,10 @@ static const rule_row_t rules[STUB_RULE_COUNT] = {
     [STUB_RULE_ARRAY_SURFACE_GATHER_ACCEPTED] = {
         "hipArrayCreate & co. accept hipArraySurfaceLoadStore and hipArrayTextureGather",
         RELEASE(5, 7), "clr hipamd/src/hip_memory.cpp ihipArrayCreate (rocm-5.7.0)"},
+    /* 5.2-5.4 check no pitch there */
+    [STUB_RULE_MEMCPY3D_PITCH_BELOW_ROW] = {
+        "hipMemcpy3D & co. refuse a pitch below its pointer's xsize (hipErrorInvalidPitchValue)",
+        RELEASE(5, 5), "hipamd src/hip_memory.cpp ihipMemcpy3D_validate (rocm-5.5.0)"},
 };
 
 /* Info attributes ROCr added after 5.2, with the first release whose

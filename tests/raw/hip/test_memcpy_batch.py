@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from rocm_versions import expect, version_sensitive
 
 from .helpers import check, device_count, ffi, hipamd, lib, malloc, ok, stream
 
@@ -203,3 +204,23 @@ def test_3d_batch_bad_arguments_and_fail_index():
     assert fail[0] == 0
     ok(lib.hipDeviceSynchronize())
     ok(lib.hipFree(a))
+
+
+# ihipMemcpy3D_validate from 5.5: a pitch below its pointer's xsize is
+# hipErrorInvalidPitchValue (STUB_RULE_MEMCPY3D_PITCH_BELOW_ROW); 5.2-5.4
+# copy what the extent asks for
+@version_sensitive
+def test_3d_copy_pitch_below_xsize():
+    src, dst = malloc(64), malloc(64)
+    ok(lib.hipMemset(src, 9, 64))
+    ok(lib.hipMemset(dst, 0, 64))
+    p = ffi.new("hipMemcpy3DParms *")
+    p.srcPtr = pitched_ptr(src, 4, 8, 2)
+    p.dstPtr = pitched_ptr(dst, 8, 8, 2)
+    p.extent.width, p.extent.height, p.extent.depth = 4, 2, 1
+    p.kind = lib.hipMemcpyDeviceToDevice
+    check(lib.hipMemcpy3D(p), expect({(5, 2): "hipSuccess", (5, 5): "hipErrorInvalidPitchValue"}))
+    copied = expect({(5, 2): True, (5, 5): False})
+    assert (to_host(dst, 16)[:4] == 9).all() == copied
+    ok(lib.hipFree(src))
+    ok(lib.hipFree(dst))

@@ -78,22 +78,42 @@ def test_bad_arguments(fname, elem, dtype, value):
     ok(lib.hipFree(ptr))
 
 
-def test_sync_form_refused_while_capturing_async_form_captured():
+def end_capture(s):
+    g = ffi.new("hipGraph_t *")
+    status = lib.hipStreamEndCapture(s, g)
+    if g[0] != ffi.NULL:
+        ok(lib.hipGraphDestroy(g[0]))
+    return status
+
+
+def test_sync_form_refused_while_capturing():
     ptr, pitch = pitched(16, 2)
     s = stream()
     ok(lib.hipStreamBeginCapture(s, lib.hipStreamCaptureModeGlobal))
-    # hipMemset2D_common's CHECK_STREAM_CAPTURING
-    check(lib.hipMemsetD2D32(ptr, pitch, 7, 16, 2), "hipErrorStreamCaptureUnsupported")
+    try:
+        # hipMemset2D_common's CHECK_STREAM_CAPTURING (as hipMemset: test_capture.py)
+        check(lib.hipMemsetD2D32(ptr, pitch, 7, 16, 2), "hipErrorStreamCaptureImplicit")
+    finally:
+        check(end_capture(s), "hipErrorStreamCaptureInvalidated")
+    ok(lib.hipStreamDestroy(s))
+    ok(lib.hipFree(ptr))
+
+
+def test_async_form_is_captured_as_a_memset_node():
+    ptr, pitch = pitched(16, 2)
+    s = stream()
     g = ffi.new("hipGraph_t *")
-    check(lib.hipStreamEndCapture(s, g), "hipErrorStreamCaptureInvalidated")
-    if g[0] != ffi.NULL:
-        ok(lib.hipGraphDestroy(g[0]))
     ok(lib.hipStreamBeginCapture(s, lib.hipStreamCaptureModeGlobal))
-    ok(lib.hipMemsetD2D32Async(ptr, pitch, 7, 16, 2, s))
-    ok(lib.hipStreamEndCapture(s, g))
-    n = ffi.new("size_t *")
-    ok(lib.hipGraphGetNodes(g[0], ffi.NULL, n))
-    assert n[0] == 1                                          # the fill, as a memset node
+    try:
+        ok(lib.hipMemsetD2D32Async(ptr, pitch, 7, 16, 2, s))
+    finally:
+        ok(lib.hipStreamEndCapture(s, g))
+    t = ffi.new("hipGraphNodeType *")
+    nodes, n = ffi.new("hipGraphNode_t[4]"), ffi.new("size_t *", 4)
+    ok(lib.hipGraphGetNodes(g[0], nodes, n))
+    assert n[0] == 1
+    ok(lib.hipGraphNodeGetType(nodes[0], t))
+    assert t[0] == lib.hipGraphNodeTypeMemset
     ex = ffi.new("hipGraphExec_t *")
     ok(lib.hipGraphInstantiate(ex, g[0], ffi.NULL, ffi.NULL, 0))
     ok(lib.hipGraphLaunch(ex[0], s))

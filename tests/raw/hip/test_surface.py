@@ -8,7 +8,8 @@ from rocm_versions import at_least
 
 from .helpers import check, ffi, hipamd, lib, malloc, ok
 
-pytestmark = hipamd
+pytestmark = [hipamd, pytest.mark.skipif(not hasattr(lib, "hipCreateSurfaceObject"),
+                                         reason="surfaces: the headers declare them for C++ only")]
 N = ffi.NULL
 
 
