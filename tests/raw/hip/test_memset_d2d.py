@@ -74,7 +74,8 @@ def test_bad_arguments(fname, elem, dtype, value):
     # a bad stream (the async form)
     dead = stream()
     ok(lib.hipStreamDestroy(dead))
-    assert call(fname, True, ptr, pitch, value, 64 * elem, 8, s=dead) != 0
+    check(call(fname, True, ptr, pitch, value, 64 * elem, 8, s=dead),
+          "hipErrorContextIsDestroyed")                            # as hipMemset2DAsync
     ok(lib.hipFree(ptr))
 
 

@@ -122,7 +122,7 @@ def test_event_record_with_flags():
     ok(lib.hipStreamDestroy(dead))
     check(lib.hipEventRecordWithFlags(N, dead, 2), "hipErrorInvalidValue")
     check(lib.hipEventRecordWithFlags(N, s, 0), "hipErrorInvalidHandle")
-    assert lib.hipEventRecordWithFlags(e, dead, 0) != 0
+    check(lib.hipEventRecordWithFlags(e, dead, 0), "hipErrorContextIsDestroyed")  # as hipEventRecord
     ok(lib.hipStreamDestroy(s))
     ok(lib.hipEventDestroy(e))
 
