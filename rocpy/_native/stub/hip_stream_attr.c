@@ -20,7 +20,9 @@ static hipError_t valid_stream(hipStream_t stream, hip_stream_t **out) {
 
 #ifdef ROCPY_HAVE_hipStreamGetAttribute
 
-static int policy(const hip_stream_t *s) { return s->sync_policy ? s->sync_policy : hipSyncPolicyAuto; }
+static int policy(const hip_stream_t *s) {
+    return s->sync_policy ? s->sync_policy : hipSyncPolicyAuto;
+}
 
 hipError_t hipStreamSetAttribute(hipStream_t stream, hipLaunchAttributeID attr,
                                  const hipLaunchAttributeValue *value) {

@@ -166,7 +166,8 @@ STREAM = [
     Fact("stream/hipStreamGetId.cc:58", lambda e: lib.hipStreamGetId(e.stream(), N),
          "hipErrorInvalidValue"),
     Fact("stream/hipStreamGetId.cc:76",
-         lambda e: (lambda a, b: "hipSuccess" if a != b else "same id")(*_ids(e, e.stream(), e.stream())),
+         lambda e: (lambda a, b: "hipSuccess" if a != b else "same id")(
+             *_ids(e, e.stream(), e.stream())),
          "hipSuccess"),
     Fact("stream/hipStreamGetId.cc:85",
          lambda e: "hipSuccess" if _ids(e, PER_THREAD)[0] else "zero id", "hipSuccess"),

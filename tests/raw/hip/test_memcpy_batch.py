@@ -110,6 +110,7 @@ def test_batch_copies_every_pair_and_sets_fail_index_to_size_max():
 
 @needs_batch
 def test_batch_bad_arguments_in_hipamds_order():
+    B = lib.hipMemcpyBatchAsync
     d, h = malloc(16), np.zeros(16, np.uint8)
     dsts = ffi.new("void *[]", [d, d])
     srcs = ffi.new("void *[]", [ffi.from_buffer(h), ffi.from_buffer(h)])
@@ -118,32 +119,32 @@ def test_batch_bad_arguments_in_hipamds_order():
     dead = stream()
     ok(lib.hipStreamDestroy(dead))
     N = ffi.NULL
-    check(lib.hipMemcpyBatchAsync(dsts, srcs, sizes, 2, N, N, 0, fail, dead), "hipErrorInvalidHandle")
-    check(lib.hipMemcpyBatchAsync(N, srcs, sizes, 2, N, N, 0, fail, N), "hipErrorInvalidValue")
-    check(lib.hipMemcpyBatchAsync(dsts, N, sizes, 2, N, N, 0, fail, N), "hipErrorInvalidValue")
-    check(lib.hipMemcpyBatchAsync(dsts, srcs, N, 2, N, N, 0, fail, N), "hipErrorInvalidValue")
-    check(lib.hipMemcpyBatchAsync(dsts, srcs, sizes, 0, N, N, 0, fail, N), "hipErrorInvalidValue")
+    check(B(dsts, srcs, sizes, 2, N, N, 0, fail, dead), "hipErrorInvalidHandle")
+    check(B(N, srcs, sizes, 2, N, N, 0, fail, N), "hipErrorInvalidValue")
+    check(B(dsts, N, sizes, 2, N, N, 0, fail, N), "hipErrorInvalidValue")
+    check(B(dsts, srcs, N, 2, N, N, 0, fail, N), "hipErrorInvalidValue")
+    check(B(dsts, srcs, sizes, 0, N, N, 0, fail, N), "hipErrorInvalidValue")
     attrs = ffi.new("hipMemcpyAttributes[2]")
     attrs[0].srcAccessOrder = attrs[1].srcAccessOrder = lib.hipMemcpySrcAccessOrderAny
     idxs = ffi.new("size_t[2]", [0, 1])
-    check(lib.hipMemcpyBatchAsync(dsts, srcs, sizes, 2, N, idxs, 1, fail, N), "hipErrorInvalidValue")
-    check(lib.hipMemcpyBatchAsync(dsts, srcs, sizes, 2, attrs, N, 1, fail, N), "hipErrorInvalidValue")
-    check(lib.hipMemcpyBatchAsync(dsts, srcs, sizes, 2, attrs, idxs, 3, fail, N), "hipErrorInvalidValue")
+    check(B(dsts, srcs, sizes, 2, N, idxs, 1, fail, N), "hipErrorInvalidValue")
+    check(B(dsts, srcs, sizes, 2, attrs, N, 1, fail, N), "hipErrorInvalidValue")
+    check(B(dsts, srcs, sizes, 2, attrs, idxs, 3, fail, N), "hipErrorInvalidValue")
     idxs[0] = 1                                                  # the first index must be 0
-    check(lib.hipMemcpyBatchAsync(dsts, srcs, sizes, 2, attrs, idxs, 1, fail, N), "hipErrorInvalidValue")
+    check(B(dsts, srcs, sizes, 2, attrs, idxs, 1, fail, N), "hipErrorInvalidValue")
     idxs[0], idxs[1] = 0, 0                                      # not increasing
-    check(lib.hipMemcpyBatchAsync(dsts, srcs, sizes, 2, attrs, idxs, 2, fail, N), "hipErrorInvalidValue")
+    check(B(dsts, srcs, sizes, 2, attrs, idxs, 2, fail, N), "hipErrorInvalidValue")
     idxs[1] = 1
     attrs[1].srcAccessOrder = lib.hipMemcpySrcAccessOrderInvalid
-    check(lib.hipMemcpyBatchAsync(dsts, srcs, sizes, 2, attrs, idxs, 2, fail, N), "hipErrorInvalidValue")
+    check(B(dsts, srcs, sizes, 2, attrs, idxs, 2, fail, N), "hipErrorInvalidValue")
     # a zero size: its index in failIdx
     sizes[1] = 0
-    check(lib.hipMemcpyBatchAsync(dsts, srcs, sizes, 2, N, N, 0, fail, N), "hipErrorInvalidValue")
+    check(B(dsts, srcs, sizes, 2, N, N, 0, fail, N), "hipErrorInvalidValue")
     assert fail[0] == 1
     # a copy past the allocation: checked before any copy, failIdx SIZE_MAX
     sizes[1] = 17
     h[:] = 5
-    check(lib.hipMemcpyBatchAsync(dsts, srcs, sizes, 2, N, N, 0, fail, N), "hipErrorInvalidValue")
+    check(B(dsts, srcs, sizes, 2, N, N, 0, fail, N), "hipErrorInvalidValue")
     assert fail[0] == SIZE_MAX
     assert (to_host(d, 16) != 5).all()                           # nothing was copied
     ok(lib.hipFree(d))
