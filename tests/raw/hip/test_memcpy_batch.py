@@ -62,16 +62,21 @@ def test_3d_peer_copies_a_box(asynchronous):
 
 
 @needs_peer
+@version_sensitive
 def test_3d_peer_bad_arguments():
     src, dst = malloc(64), malloc(64)
     check(lib.hipMemcpy3DPeer(ffi.NULL), "hipErrorInvalidValue")
     check(lib.hipMemcpy3DPeerAsync(ffi.NULL, ffi.NULL), "hipErrorInvalidValue")
     for sd, dd in ((device_count(), 0), (0, device_count()), (-1, 0)):
         check(lib.hipMemcpy3DPeer(peer_parms(src, dst, 8, 2, 1, sd, dd)), "hipErrorInvalidDevice")
-    # the 3-D copy's own checks: pitch below the row (hipErrorInvalidPitchValue)
+    # the 3-D copy's own checks: a pitch below the row (from 5.5,
+    # STUB_RULE_MEMCPY3D_PITCH_BELOW_ROW), a box past the allocation
     p = peer_parms(src, dst, 8, 2, 1)
-    p.srcPtr.pitch = 4
-    check(lib.hipMemcpy3DPeer(p), "hipErrorInvalidPitchValue")
+    p.srcPtr.pitch = p.extent.width = 4
+    check(lib.hipMemcpy3DPeer(p),
+          expect({(5, 2): "hipSuccess", (5, 5): "hipErrorInvalidPitchValue"}))
+    p = peer_parms(src, dst, 8, 8, 2)
+    check(lib.hipMemcpy3DPeer(p), "hipErrorInvalidValue")
     ok(lib.hipFree(src))
     ok(lib.hipFree(dst))
 
@@ -112,6 +117,7 @@ def test_batch_copies_every_pair_and_sets_fail_index_to_size_max():
 def test_batch_bad_arguments_in_hipamds_order():
     B = lib.hipMemcpyBatchAsync
     d, h = malloc(16), np.zeros(16, np.uint8)
+    ok(lib.hipMemset(d, 0, 16))
     dsts = ffi.new("void *[]", [d, d])
     srcs = ffi.new("void *[]", [ffi.from_buffer(h), ffi.from_buffer(h)])
     sizes = ffi.new("size_t[]", [16, 16])
@@ -146,7 +152,7 @@ def test_batch_bad_arguments_in_hipamds_order():
     h[:] = 5
     check(B(dsts, srcs, sizes, 2, N, N, 0, fail, N), "hipErrorInvalidValue")
     assert fail[0] == SIZE_MAX
-    assert (to_host(d, 16) != 5).all()                           # nothing was copied
+    assert (to_host(d, 16) == 0).all()                           # nothing was copied
     ok(lib.hipFree(d))
 
 
