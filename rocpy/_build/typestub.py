@@ -70,9 +70,23 @@ def _function(name: str, t: model.RawFunctionType, names: Sequence[str] | None) 
     params = ["self"] + [f"{_safe(n, i)}: {_py_type(a, True)}"
                          for i, (n, a) in enumerate(zip(names, t.args))]
     params.append("/")
-    if t.ellipsis:
+    if t.ellipsis or any(_no_cif(a) for a in (*t.args, t.result)):
         params.append("*args: Any")
     return f"    def {name}({', '.join(params)}) -> {_py_type(t.result, False)}: ..."
+
+
+def _no_cif(t: model.BaseTypeByIdentity) -> bool:
+    """Whether libffi cannot describe ``t`` by value: a union, or a struct holding one (ROCr
+    7.x's ``hsa_amd_ais_file_handle_t``, an anonymous union) or bit fields.  cffi then builds
+    the function with no call interface and its ctype reports ``ellipsis`` as a vararg
+    function's does (the call goes through the C wrapper all the same)."""
+    if isinstance(t, model.UnionType):
+        return True
+    if not isinstance(t, model.StructType) or t.fldtypes is None:
+        return False
+    if any(b >= 0 for b in (t.fldbitsize or ())):
+        return True
+    return any(_no_cif(f) for f in t.fldtypes)
 
 
 _KEYWORDS = frozenset(__import__("keyword").kwlist) | {"self"}

@@ -84,3 +84,51 @@ def test_parameter_names_that_are_python_keywords_are_renamed():
     text = typestub.render(ffi, "m", {"k": ["lambda", "from", "self"]})
     compile(text, "<stub>", "exec")
     assert "def k(self, lambda_: int, from_: int, self_: int, /) -> int: ..." in text
+
+
+def test_functions_libffi_cannot_describe_take_varargs_as_cffi_reports(tmp_path, monkeypatch):
+    """cffi builds a function passing a union, a struct holding one (ROCr 7.x's
+    hsa_amd_ais_file_handle_t) or bit fields by value with no call interface, and its
+    ctype then says ``ellipsis`` as a vararg function's does: the stub follows."""
+    decls = """
+        typedef struct { union { void *h; int fd; }; } anon_t;
+        typedef union { int i; float f; } u_t;
+        typedef struct { int a : 3; int b; } bits_t;
+        typedef struct { int a; anon_t inner; } nested_t;
+        typedef struct { int a; } plain_t;
+        int f_anon(anon_t h, int x);
+        int f_union(u_t u);
+        int f_bits(bits_t b);
+        int f_nested(nested_t n);
+        u_t f_returns_union(void);
+        int f_plain(plain_t p);
+        int f_ptr(anon_t *p);
+        int f_var(int x, ...);
+    """
+    ffi = FFI()
+    ffi.cdef(decls)
+    ffi.set_source("_memx_typestub_probe", _definitions(decls))
+    ffi.compile(tmpdir=str(tmp_path))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    mod = __import__("_memx_typestub_probe")
+    members = {n.name: n for n in ast.parse(typestub.render(ffi, "m")).body[-2].body
+               if isinstance(n, ast.FunctionDef)}
+    for name, node in members.items():
+        ellipsis = mod.ffi.typeof(getattr(mod.lib, name)).ellipsis
+        assert (node.args.vararg is not None) == ellipsis, name
+    assert [n for n, node in sorted(members.items()) if node.args.vararg] == \
+        ["f_anon", "f_bits", "f_nested", "f_returns_union", "f_union", "f_var"]
+
+
+def _definitions(decls: str) -> str:
+    """The probe's C: the typedefs as written, each function with a body."""
+    out = []
+    for line in decls.strip().splitlines():
+        line = line.strip()
+        if line.startswith("typedef"):
+            out.append(line)
+        elif line.startswith("u_t "):
+            out.append(line[:-1] + " { u_t u = {0}; return u; }")
+        else:
+            out.append(line[:-1] + " { return 0; }")
+    return "\n".join(out)

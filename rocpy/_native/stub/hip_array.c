@@ -90,8 +90,12 @@ static hipError_t array_create(hipArray_t *out, const HIP_ARRAY3D_DESCRIPTOR *d)
     if (!out || !d) return hipErrorInvalidValue;
     if (d->NumChannels != 1 && d->NumChannels != 2 && d->NumChannels != 4)
         return hipErrorInvalidValue;
-    if (d->Flags & (hipArraySurfaceLoadStore | hipArrayCubemap | hipArrayTextureGather))
-        return hipErrorNotSupported;
+    if ((d->Flags & hipArrayCubemap) && stub_rule(STUB_RULE_ARRAY_CUBEMAP_INVALID_VALUE))
+        return hipErrorInvalidValue;
+    unsigned refused = hipArrayCubemap;
+    if (!stub_rule(STUB_RULE_ARRAY_SURFACE_GATHER_ACCEPTED))
+        refused |= hipArraySurfaceLoadStore | hipArrayTextureGather;
+    if (d->Flags & refused) return hipErrorNotSupported;
     size_t fb = format_bytes(d->Format);
     if (!fb) return hipErrorInvalidValue;
     hipDeviceProp_t p;

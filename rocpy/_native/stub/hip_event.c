@@ -119,18 +119,50 @@ void hip_event_wait_on(struct ihipEvent_t *e, hip_stream_t *s) {
     hip_op_unref(rec);
 }
 
-hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream) {
-    HIP_INIT_API();
+#ifdef ROCPY_HAVE_hipEventRecordWithFlags
+/* hipEventRecordExternal in a capture: an event record node besides the
+ * capture's own bookkeeping (hipamd hipEventRecord_common) */
+static hipError_t make_record_node(hipGraph_t g, const hipGraphNode_t *deps, size_t n, void *arg,
+                                   hipGraphNode_t *node) {
+    return hipGraphAddEventRecordNode(node, g, deps, n, (hipEvent_t)arg);
+}
+#endif
+
+static hipError_t record(hipEvent_t event, hipStream_t stream, bool external) {
     hip_stream_t *s;
     bool capturing;
     struct ihipEvent_t *e;
     HIP_RETURN_ONFAIL(hip_stream_begin_op(stream, &s, &capturing));
     HIP_RETURN_ONFAIL(hip_event_resolve(event, &e));
-    if (capturing) HIP_RETURN(hip_capture_event_record(e, s));
-    if (e->device != s->device) HIP_RETURN(hipErrorInvalidHandle);
-    if (e->flags & hipEventInterprocess) HIP_RETURN(hip_ipc_event_record(e, s));
-    HIP_RETURN(hip_event_record_on(e, s));
+    if (capturing) {
+        hipError_t status = hip_capture_event_record(e, s);
+#ifdef ROCPY_HAVE_hipEventRecordWithFlags
+        if (status == hipSuccess && external)
+            status = hip_capture_node(s, make_record_node, event);
+#endif
+        return status;
+    }
+    if (e->device != s->device) return hipErrorInvalidHandle;
+    if (e->flags & hipEventInterprocess) return hip_ipc_event_record(e, s);
+    return hip_event_record_on(e, s);
 }
+
+hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream) {
+    HIP_INIT_API();
+    HIP_RETURN(record(event, stream, false));
+}
+
+#ifdef ROCPY_HAVE_hipEventRecordWithFlags
+/* hipamd hipEventRecord_common: the flags first, then a null event
+ * (hipErrorInvalidHandle), then the stream */
+hipError_t hipEventRecordWithFlags(hipEvent_t event, hipStream_t stream, unsigned int flags) {
+    HIP_INIT_API();
+    if (flags != hipEventRecordDefault && flags != hipEventRecordExternal)
+        HIP_RETURN(hipErrorInvalidValue);
+    if (!event) HIP_RETURN(hipErrorInvalidHandle);
+    HIP_RETURN(record(event, stream, flags == hipEventRecordExternal));
+}
+#endif
 
 hipError_t hipEventQuery(hipEvent_t event) {
     HIP_INIT_API();

@@ -161,6 +161,7 @@ struct ihipStream_t {
     bool is_null;
     uint32_t *cu_mask;
     uint32_t cu_mask_size;
+    int sync_policy;                  /* hipStreamSetAttribute's (0: never set, Auto) */
     pthread_mutex_t lock;             /* worker creation, order of submission */
     stub_worker_t *worker;
     hip_op_t *last;                   /* last op submitted (a reference) */
@@ -274,6 +275,10 @@ bool hip_array_describe(const void *array, HIP_ARRAY3D_DESCRIPTOR *d, hipChannel
 hipError_t hip_memcpy3d_op(const hipMemcpy3DParms *p, hip_op_t **out);
 hipError_t hip_memset_validate(void *dst, size_t elem, size_t width, size_t height,
                                size_t pitch);
+/* hipMemset2D(Async)'s fill on a stream handle: capture, checks, the op
+ * (width in elements, pitch in bytes; hip_memset.c) */
+hipError_t hip_memset_fill(hipStream_t stream, void *dst, uint32_t value, size_t elem,
+                           size_t width, size_t height, size_t pitch, bool sync_api);
 
 /* A registered symbol's device address at offset, checked to hold size
  * bytes (hip_symbol.c): hipErrorInvalidSymbol, hipErrorInvalidValue. */

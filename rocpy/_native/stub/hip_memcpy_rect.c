@@ -84,6 +84,9 @@ static hipError_t desc_from_3d(const hipMemcpy3DParms *p, rect_desc_t *d) {
         return hipErrorInvalidValue;
     if ((!p->srcArray && !p->srcPtr.ptr) || (!p->dstArray && !p->dstPtr.ptr))
         return hipErrorInvalidValue;
+    if (stub_rule(STUB_RULE_MEMCPY3D_PITCH_BELOW_ROW) &&
+        (p->srcPtr.pitch < p->srcPtr.xsize || p->dstPtr.pitch < p->dstPtr.xsize))
+        return hipErrorInvalidPitchValue;
     memset(d, 0, sizeof *d);
     if (!kind_types(p->kind, &d->src.type, &d->dst.type)) return hipErrorInvalidMemcpyDirection;
     d->src = (side_t){d->src.type, p->srcPtr.ptr, p->srcPtr.pitch, p->srcPtr.ysize,

@@ -74,6 +74,11 @@ static hipError_t fill(hipStream_t stream, void *dst, uint32_t value, size_t ele
     return hipSuccess;
 }
 
+hipError_t hip_memset_fill(hipStream_t stream, void *dst, uint32_t value, size_t elem,
+                           size_t width, size_t height, size_t pitch, bool sync_api) {
+    return fill(stream, dst, value, elem, width, height, pitch, sync_api);
+}
+
 hipError_t hipMemset(void *dst, int value, size_t sizeBytes) {
     HIP_INIT_API();
     HIP_RETURN(fill(NULL, dst, (uint32_t)value, 1, sizeBytes, 1, 0, true));

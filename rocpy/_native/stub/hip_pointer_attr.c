@@ -44,8 +44,12 @@ static hipError_t attribute(void *data, hipPointer_attribute attr, hipDeviceptr_
         *(void **)data = NULL;
         return hipErrorInvalidValue;
     case HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS:
-        *(bool *)data = true;          /* the default hipPointerSetAttribute would change */
-        return hipSuccess;
+        if (!stub_rule(STUB_RULE_POINTER_SYNC_MEMOPS_STORED)) {
+            *(bool *)data = true;
+            return hipSuccess;
+        }
+        *(bool *)data = known && a.sync_memops;
+        return known ? hipSuccess : hipErrorInvalidValue;
     case HIP_POINTER_ATTRIBUTE_BUFFER_ID:
         /* ROCclr's unique id of the memory object: the stub names an
          * allocation by its page number, distinct while it lives */
@@ -88,3 +92,19 @@ hipError_t hipDrvPointerGetAttributes(unsigned int numAttributes, hipPointer_att
     for (unsigned i = 0; i < numAttributes; i++) (void)attribute(data[i], attributes[i], ptr);
     HIP_RETURN(hipSuccess);
 }
+
+#ifdef ROCPY_HAVE_hipPointerSetAttribute
+/* hipamd hipPointerSetAttribute / ihipPointerSetAttribute: only SYNC_MEMOPS
+ * may be set; memory hipamd does not know is hipErrorInvalidDevicePointer */
+hipError_t hipPointerSetAttribute(const void *value, hipPointer_attribute attribute,
+                                  hipDeviceptr_t ptr) {
+    HIP_INIT_API();
+    if (!ptr || !value) HIP_RETURN(hipErrorInvalidValue);
+    if (attribute != HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS) HIP_RETURN(hipErrorInvalidValue);
+    unsigned int v = *(const unsigned int *)value;
+    if (stub_rule(STUB_RULE_POINTER_SYNC_MEMOPS_VALUE_CHECKED) && v != 0 && v != 1)
+        HIP_RETURN(hipErrorInvalidValue);
+    if (!stub_mem_set_sync_memops(ptr, v != 0)) HIP_RETURN(hipErrorInvalidDevicePointer);
+    HIP_RETURN(hipSuccess);
+}
+#endif

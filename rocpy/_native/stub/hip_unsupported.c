@@ -19,6 +19,7 @@ static const char *const reasons[] = {
     [ROCPY_UNSUPPORTED_POOLSHARE] = "sharing memory pools between processes: hipamd 5.2's hip_mempool.cpp returns hipSuccess without exporting or importing anything; the stub refuses instead of handing back an unusable handle",
     [ROCPY_UNSUPPORTED_TRACE] = "roctracer's API and activity callbacks: the stub has no tracing layer that would call them",
     [ROCPY_UNSUPPORTED_RTC] = "hiprtc compilation runs rocpy's compiler driver (hipcc for the code object, the host C++ compiler for the CPU build; hip_rtc_compile.c), not comgr: options only comgr takes (-ffast-math, -mcumode, ...) are dropped, and what a CPU build cannot provide (inline assembly, AMDGPU built-ins, textures) fails with HIPRTC_ERROR_COMPILATION and a log naming it",
+    [ROCPY_UNSUPPORTED_DMABUF] = "dma-buf export of device memory (hipMemGetHandleForAddressRange): hipamd asks ROCr for a Linux dma-buf file descriptor of the GPU pages (hsa_amd_portable_export_dmabuf through the KFD driver); the stub's device memory is ordinary process memory with no driver to export it to another device or process",
     [ROCPY_UNSUPPORTED_IPC_PROCESS] = "IPC memory of another process: the stub's device memory is private to its process, so a handle made elsewhere returns hipErrorNotSupported (handles of this process open; IPC events work across processes)",
 };
 
@@ -33,6 +34,12 @@ static const struct {
     {"hipImportExternalMemory", ROCPY_UNSUPPORTED_EXTERNAL},
     {"hipExternalMemoryGetMappedBuffer", ROCPY_UNSUPPORTED_EXTERNAL},
     {"hipDestroyExternalMemory", ROCPY_UNSUPPORTED_EXTERNAL},
+#ifdef ROCPY_HAVE_hipExternalMemoryGetMappedMipmappedArray   /* hip_unsupported_graph.c */
+    {"hipExternalMemoryGetMappedMipmappedArray", ROCPY_UNSUPPORTED_EXTERNAL},
+#endif
+#ifdef ROCPY_HAVE_hipMemGetHandleForAddressRange   /* hip_unsupported_graph.c */
+    {"hipMemGetHandleForAddressRange", ROCPY_UNSUPPORTED_DMABUF},
+#endif
     {"hipFreeMipmappedArray", ROCPY_UNSUPPORTED_MIPMAP},
     {"hipMallocMipmappedArray", ROCPY_UNSUPPORTED_MIPMAP},
     {"hipGetMipmappedArrayLevel", ROCPY_UNSUPPORTED_MIPMAP},

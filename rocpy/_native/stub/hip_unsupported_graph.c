@@ -1,7 +1,8 @@
 /* Functions of hip_unsupported.c's table that the headers of 5.7 on add:
  * the graph nodes that signal or wait for external semaphores (the stub
- * can import none: hipImportExternalSemaphore is unsupported) and the last
- * texture-reference queries.  Compiled where declared (rocpy_features.h). */
+ * can import none: hipImportExternalSemaphore is unsupported), the last
+ * texture-reference queries, mipmapped arrays of external memory (6.2) and
+ * dma-buf handles of device memory (7.x).  Compiled where declared (rocpy_features.h). */
 #include "hip_internal.h"
 #include "hip_unsupported.h"
 
@@ -60,5 +61,21 @@ hipError_t hipTexRefGetArray(hipArray_t *pArray, const textureReference *texRef)
 
 hipError_t hipTexRefGetBorderColor(float *pBorderColor, const textureReference *texRef) {
     UNSUPPORTED(ROCPY_UNSUPPORTED_TEXTURE);
+}
+#endif
+
+#ifdef ROCPY_HAVE_hipExternalMemoryGetMappedMipmappedArray
+hipError_t hipExternalMemoryGetMappedMipmappedArray(
+    hipMipmappedArray_t *mipmap, hipExternalMemory_t extMem,
+    const hipExternalMemoryMipmappedArrayDesc *mipmapDesc) {
+    UNSUPPORTED(ROCPY_UNSUPPORTED_EXTERNAL);
+}
+#endif
+
+#ifdef ROCPY_HAVE_hipMemGetHandleForAddressRange
+hipError_t hipMemGetHandleForAddressRange(void *handle, hipDeviceptr_t dptr, size_t size,
+                                          hipMemRangeHandleType handleType,
+                                          unsigned long long flags) {
+    UNSUPPORTED(ROCPY_UNSUPPORTED_DMABUF);
 }
 #endif

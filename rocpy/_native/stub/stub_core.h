@@ -75,6 +75,7 @@ typedef struct stub_alloc {
     unsigned flags;            /* the API's own flags, kept for queries */
     uint64_t access_mask;      /* bit i: agent/device i may access; bit 63: CPU */
     void *tag;                 /* owner-specific (pool, ipc handle, ...) */
+    bool sync_memops;          /* HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS (hipPointerSetAttribute) */
 } stub_alloc_t;
 
 #define STUB_ACCESS_CPU (1ull << 63)
@@ -98,6 +99,8 @@ bool stub_mem_find(const void *ptr, stub_alloc_t *info);
 /* Update access mask / tag of the allocation starting exactly at base. */
 bool stub_mem_set_access(const void *base, uint64_t access_mask);
 bool stub_mem_set_tag(const void *base, void *tag);
+/* Set sync_memops of the allocation holding ptr (interior pointers too). */
+bool stub_mem_set_sync_memops(const void *ptr, bool on);
 /* Free (or untrack) the allocation starting exactly at base whose kind is in
  * kind_mask.  Returns false for an unknown pointer, an interior pointer or a
  * kind not in the mask; nothing is freed then. */

@@ -122,6 +122,14 @@ bool stub_mem_set_access(const void *base, uint64_t access_mask) {
 
 bool stub_mem_set_tag(const void *base, void *tag) { return update(base, NULL, &tag); }
 
+bool stub_mem_set_sync_memops(const void *ptr, bool on) {
+    pthread_mutex_lock(&lock);
+    int i = find_index((uintptr_t)ptr);
+    if (i >= 0) table[i].sync_memops = on;
+    pthread_mutex_unlock(&lock);
+    return i >= 0;
+}
+
 bool stub_mem_release(const void *base, unsigned kind_mask, stub_alloc_t *released) {
     pthread_mutex_lock(&lock);
     int i = find_index((uintptr_t)base);

@@ -135,6 +135,29 @@ static const rule_row_t rules[STUB_RULE_COUNT] = {
         "hipModuleLaunchCooperativeKernelMultiDevice refuses launches of different grid, block or "
         "shared-memory sizes (hipErrorInvalidValue)",
         RELEASE(7, 0), "clr hipamd/src/hip_module.cpp ihipModuleLaunchCooperativeKernelMultiDevice"},
+    /* 5.x-6.1: the attribute always answers true.  clr 8f7acbdad (2024-03-06,
+     * first tag holding it in the mirror: rocm-6.2.0; 6.1 not checked) */
+    [STUB_RULE_POINTER_SYNC_MEMOPS_STORED] = {
+        "HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS reads what hipPointerSetAttribute stored (default false)",
+        RELEASE(6, 2), "clr hipamd/src/hip_memory.cpp ihipPointerGetAttributes"},
+    /* before: any value is stored as a bool.  clr 5b7258247 (2024-01-25,
+     * first tag holding it in the mirror: rocm-6.2.0; 6.1 not checked) */
+    [STUB_RULE_POINTER_SYNC_MEMOPS_VALUE_CHECKED] = {
+        "hipPointerSetAttribute(SYNC_MEMOPS) refuses a value other than 0 or 1 (hipErrorInvalidValue)",
+        RELEASE(6, 2), "clr hipamd/src/hip_memory.cpp ihipPointerSetAttribute"},
+    /* 5.2: cubemap arrays are hipErrorNotSupported with surface and gather ones */
+    [STUB_RULE_ARRAY_CUBEMAP_INVALID_VALUE] = {
+        "hipArrayCreate & co. refuse hipArrayCubemap with hipErrorInvalidValue", RELEASE(5, 3),
+        "hipamd src/hip_memory.cpp ihipArrayCreate (rocm-5.3.0)"},
+    /* 5.2-5.6: hipArraySurfaceLoadStore and hipArrayTextureGather are
+     * hipErrorNotSupported; clr rocm-5.7.0 drops the check */
+    [STUB_RULE_ARRAY_SURFACE_GATHER_ACCEPTED] = {
+        "hipArrayCreate & co. accept hipArraySurfaceLoadStore and hipArrayTextureGather",
+        RELEASE(5, 7), "clr hipamd/src/hip_memory.cpp ihipArrayCreate (rocm-5.7.0)"},
+    /* 5.2-5.4 check no pitch there */
+    [STUB_RULE_MEMCPY3D_PITCH_BELOW_ROW] = {
+        "hipMemcpy3D & co. refuse a pitch below its pointer's xsize (hipErrorInvalidPitchValue)",
+        RELEASE(5, 5), "hipamd src/hip_memory.cpp ihipMemcpy3D_validate (rocm-5.5.0)"},
 };
 
 /* Info attributes ROCr added after 5.2, with the first release whose
