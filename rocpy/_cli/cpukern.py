@@ -54,7 +54,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     k.add_argument("units", nargs="+", metavar="UNIT", help="a unit from 'build --rdc'")
     k.add_argument("-o", "--output", required=True, metavar="OUT", help="the file to write")
     k.add_argument("--offload-arch", action="append", default=[], metavar="TARGET",
-                   dest="targets", help="accepted and ignored (the CPU build runs on every device)")
+                   dest="targets", help="a GPU target id: the units' sources linked for it "
+                   "by hipcc -fgpu-rdc; repeat for more (none: the CPU build alone)")
     parser.set_defaults(run=run)
     return parser
 
@@ -92,7 +93,7 @@ def _link(args: argparse.Namespace) -> int:
             sys.stderr.write(f"rocpy cpukern link: cannot read {path!r}: {exc.strerror}\n")
             return 2
     try:
-        data = cpukern.link_units(units, os.path.basename(args.output))
+        data = cpukern.link_units(units, os.path.basename(args.output), args.targets)
     except cpukern.CpuCompileError as exc:
         sys.stderr.write(f"rocpy cpukern link: {exc}\n")
         return 1

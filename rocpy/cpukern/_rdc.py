@@ -13,25 +13,32 @@ bundle (the format of hipcc's bundled bitcode) of three entries:
   is the C symbol that returns the unit's kernel table (``generate(entry=)``),
 * `UNIT_OBJECT_ID`: the ELF relocatable object.
 
+The information also keeps the unit's source, headers, options and name
+expressions: the GPU half of the link compiles them again.
+
 `link_units` compiles one more translation unit that defines the build's entry
 points (``rocpy_cpukern_kernels`` over every unit's table, ``rocpy_cpukern_abi``)
-and links it with the units' objects into one shared object: a CPU build, which
-it returns as a combined file with no GPU code object (`combine`), the form
-``hipModuleLoadData`` loads on the stub.  Undefined or duplicate symbols fail
-the link, as they fail a real one, with the linker's output.
+and links it with the units' objects into one shared object: the CPU build.
+Undefined or duplicate symbols fail the link, as they fail a real one, with the
+linker's output.  For each GPU target it also links the units' sources with
+``hipcc --genco -fgpu-rdc`` (the code object the stub reads kernel metadata
+from, and what a ROCm runtime would run), and returns one combined file
+(`combine`), which ``hipModuleLoadData`` loads.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import os
+import subprocess
 import tempfile
 from collections.abc import Iterable, Mapping
 
 from ..codeobject.bundle import read_bundle
 from ._bundle import combine, write_bundle
+from .._toolchain import COMPILE_TIMEOUT_S, find_hipcc
 from ._driver import (ABI_HEADER, FLAGS, INCLUDE, CpuCompileError, _expressions, compile_cached,
-                      compiler, generate, run_cxx, scan)
+                      compiler, generate, instantiations, run_cxx, scan)
 
 #: must equal STUB_RDC_INFO_ID in rocpy/_native/stub/hip_rtc_linker.c
 UNIT_INFO_ID = "host-x86_64-unknown-linux-gnu-rocpyrdcinfo"
@@ -59,7 +66,9 @@ def compile_unit(source: str, name: str = "program.hip", headers: Mapping[str, s
     with open(path, "rb") as f:
         obj = f.read()
     info = json.dumps({"format": UNIT_FORMAT, "name": name, "entry": entry,
-                       "kernels": list(kernels)}).encode()
+                       "kernels": list(kernels), "source": source,
+                       "headers": dict(headers or {}), "options": [str(o) for o in options],
+                       "name_expressions": list(exprs)}).encode()
     return write_bundle([("host-x86_64-unknown-linux-gnu-", b""), (UNIT_INFO_ID, info),
                          (UNIT_OBJECT_ID, obj)])
 
@@ -90,7 +99,8 @@ def read_unit(data: bytes) -> tuple[dict[str, object], bytes]:
     except ValueError:
         raise CpuCompileError("a rocpy CPU unit with unreadable information") from None
     if not isinstance(info, dict) or info.get("format") != UNIT_FORMAT or \
-            not isinstance(info.get("entry"), str) or not info["entry"].isidentifier():
+            not isinstance(info.get("entry"), str) or not info["entry"].isidentifier() or \
+            not isinstance(info.get("source"), str):
         raise CpuCompileError(f"a rocpy CPU unit of another format ({info!r:.80})")
     return info, found[UNIT_OBJECT_ID]
 
@@ -117,11 +127,55 @@ def _glue(entries: list[str]) -> str:
             "{ return ROCPY_CPUKERN_ABI; }\n")
 
 
-def link_units(units: Iterable[bytes], name: str = "linked") -> bytes:
-    """One CPU build (a combined file, `combine`) of the ``units`` linked together."""
+def hipcc_linked_code_object(parts: list[dict[str, object]], target: str,
+                             hipcc: str | None = None) -> bytes:
+    """The AMDGPU code object of the units' sources compiled and linked together
+    (``hipcc --genco -fgpu-rdc``), each source in its own folder with its headers;
+    the options of every unit apply to all (one compiler run)."""
+    from . import gpu_code_object
+    exe = hipcc or find_hipcc()
+    if exe is None:
+        raise CpuCompileError("no hipcc found (install hipcc, or set HIPCC or ROCM_PATH)")
+    with tempfile.TemporaryDirectory(prefix="rocpy-cpukern-link-gpu-") as tmp:
+        srcs, opts = [], []
+        for i, info in enumerate(parts):
+            d = os.path.join(tmp, str(i))
+            base = os.path.basename(str(info["name"])) or "program.hip"
+            src = os.path.join(d, base if base.endswith((".hip", ".cpp", ".cu")) else base + ".hip")
+            for hname, text in {**dict(info.get("headers") or {}), "": ""}.items():
+                path = os.path.join(d, hname) if hname else src
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "w") as f:
+                    f.write(str(text) if hname else str(info["source"]) + "\n" +
+                            instantiations(list(info.get("name_expressions") or [])))
+            srcs.append(src)
+            opts += [o for o in info.get("options") or [] if str(o).startswith(("-D", "-U", "-O", "-std="))
+                     and o not in opts]
+        out = os.path.join(tmp, "linked.hsaco")
+        cmd = [exe, "--genco", "-fgpu-rdc", "-include", "hip/hip_runtime.h", *opts,
+               f"--offload-arch={target}", *srcs, "-o", out]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp,
+                                  env=dict(os.environ, HIP_PLATFORM="amd"), timeout=COMPILE_TIMEOUT_S)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise CpuCompileError(f"hipcc -fgpu-rdc failed for {target}: {exc}") from None
+        log = (proc.stdout + proc.stderr).replace(tmp + os.sep, "")
+        if proc.returncode != 0 or not os.path.exists(out):
+            raise CpuCompileError(f"hipcc -fgpu-rdc failed for {target}:\n{log.strip()}", log)
+        with open(out, "rb") as f:
+            return gpu_code_object(f.read(), target)
+
+
+def link_units(units: Iterable[bytes], name: str = "linked", targets: Iterable[str] = (),
+               hipcc: str | None = None) -> bytes:
+    """The ``units`` linked together: one file (`combine`) of the CPU build and, for
+    each of ``targets``, the GPU code object of their sources (`hipcc_linked_code_object`:
+    the stub reads its kernels' metadata from it, and a ROCm runtime runs it)."""
     parts = [read_unit(u) for u in units]
     if not parts:
         raise CpuCompileError(f"{name}: nothing to link (no inputs)")
+    if isinstance(targets, str):
+        targets = [targets]
     cxx = compiler()
     with tempfile.TemporaryDirectory(prefix="rocpy-cpukern-link-") as tmp:
         objs = []
@@ -138,7 +192,9 @@ def link_units(units: Iterable[bytes], name: str = "linked") -> bytes:
         run_cxx([cxx, *FLAGS, "-Wl,-z,defs", f"-I{INCLUDE}", f"-I{ABI_HEADER}", glue, *objs,
                  "-o", out], tmp, f"the link of {name}")
         with open(out, "rb") as f:
-            return combine(f.read(), {})
+            cpu = f.read()
+    infos = [info for info, _ in parts]
+    return combine(cpu, {t: hipcc_linked_code_object(infos, t, hipcc) for t in targets})
 
 
 __all__ = ["UNIT_INFO_ID", "UNIT_OBJECT_ID", "compile_unit", "is_unit", "link_units", "read_unit"]

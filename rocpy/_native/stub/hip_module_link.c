@@ -96,7 +96,8 @@ hipError_t hipLinkComplete(hipLinkState_t state, void **hipBinOut, size_t *sizeO
     if (!hipBinOut || !sizeOut) HIP_RETURN(hipErrorInvalidValue);
     stub_linker_t *l = linker_of(state);
     if (!l) HIP_RETURN(hipErrorInvalidValue);
-    if (!stub_linker_complete(l)) {
+    char target[256];
+    if (!stub_linker_complete(l, stub_linker_current_target(target, sizeof target))) {
         fprintf(stderr, "%s", l->log ? l->log : "rocpy stub: hipLinkComplete failed\n");
         HIP_RETURN(hipErrorInvalidConfiguration);
     }

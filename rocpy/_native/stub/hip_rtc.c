@@ -25,6 +25,7 @@
 
 #include "hip_internal.h"
 #include "hip_rtc.h"
+#include "hip_rtc_linker.h"
 
 #define RTC_MAGIC 0x52544350u
 
@@ -170,15 +171,6 @@ static void lower_names(stub_rtc_program_t *p) {
     stub_cpukern_release(b);
 }
 
-static const char *current_target(char *buf, size_t size) {
-    int dev = 0;
-    hipDeviceProp_t props;
-    if (hipGetDevice(&dev) != hipSuccess || hipGetDeviceProperties(&props, dev) != hipSuccess)
-        return NULL;
-    snprintf(buf, size, "%s", props.gcnArchName);
-    return buf;
-}
-
 hiprtcResult hiprtcCompileProgram(hiprtcProgram prog, int numOptions,
                                   ROCPY_ARG_hiprtcCompileProgram__options options) {
     stub_rtc_program_t *p = program(prog);
@@ -201,7 +193,7 @@ hiprtcResult hiprtcCompileProgram(hiprtcProgram prog, int numOptions,
     char target[256];
     stub_rtc_input_t in = {p->source, p->name, p->num_headers, p->headers, p->include_names,
                            numOptions, (const char *const *)options, p->num_expressions,
-                           p->expressions, current_target(target, sizeof target), p->rdc};
+                           p->expressions, stub_linker_current_target(target, sizeof target), p->rdc};
     hiprtcResult rc = stub_rtc_compile(&in, &p->log, &p->code, &p->code_size);
     if (rc == HIPRTC_SUCCESS) {
         p->compiled = true;

@@ -124,7 +124,8 @@ hiprtcResult hiprtcLinkComplete(hiprtcLinkState hip_link_state, void **bin_out, 
     if (!bin_out || !size_out) return HIPRTC_ERROR_INVALID_INPUT;
     link_state_t *l = link_of(hip_link_state);
     if (!l) return HIPRTC_ERROR_INVALID_INPUT;
-    if (!stub_linker_complete(&l->linker)) {
+    char target[256];
+    if (!stub_linker_complete(&l->linker, stub_linker_current_target(target, sizeof target))) {
         if (l->error_log && l->error_log_size)
             snprintf(l->error_log, l->error_log_size, "%s", l->linker.log ? l->linker.log : "");
         return HIPRTC_ERROR_LINKING;

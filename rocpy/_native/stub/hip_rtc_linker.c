@@ -14,12 +14,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hip_internal.h"
 #include "hip_rtc.h"
 #include "hip_rtc_linker.h"
 #include "stub_co_internal.h"
 
 /* must equal UNIT_INFO_ID in rocpy/cpukern/_rdc.py */
 #define STUB_RDC_INFO_ID "host-x86_64-unknown-linux-gnu-rocpyrdcinfo"
+
+const char *stub_linker_current_target(char *buf, size_t size) {
+    int dev = 0;
+    hipDeviceProp_t props;
+    if (hipGetDevice(&dev) != hipSuccess || hipGetDeviceProperties(&props, dev) != hipSuccess)
+        return NULL;
+    snprintf(buf, size, "%s", props.gcnArchName);
+    return buf;
+}
 
 bool stub_linker_is_unit(const void *data, size_t size) {
     const uint8_t *p = data;
@@ -72,7 +82,7 @@ static bool write_file(const char *path, const void *data, size_t size) {
     return fclose(f) == 0 && ok;
 }
 
-bool stub_linker_complete(stub_linker_t *l) {
+bool stub_linker_complete(stub_linker_t *l, const char *target) {
     if (l->count == 0) {
         set_log(l, "rocpy stub: link: no inputs%.0zu%s\n", 0, "");
         return false;
@@ -89,15 +99,17 @@ bool stub_linker_complete(stub_linker_t *l) {
         set_log(l, "rocpy stub: link: cannot make a folder in /tmp%.0zu%s\n", 0, "");
         return false;
     }
-    size_t nargs = l->count + 3;
+    size_t nargs = l->count + (target ? 4 : 3);
     char **args = calloc(nargs, sizeof *args);
-    char out[4200];
+    char out[4200], arch[300];
     snprintf(out, sizeof out, "%s/linked.co", dir);
+    snprintf(arch, sizeof arch, "--offload-arch=%s", target ? target : "");
     bool ok = args != NULL;
     if (ok) {
         args[0] = strdup("link");
         args[l->count + 1] = strdup("-o");
         args[l->count + 2] = strdup(out);
+        if (target) args[l->count + 3] = strdup(arch);
     }
     for (size_t i = 0; ok && i < l->count; i++) {
         char path[4200];

@@ -23,10 +23,16 @@ bool stub_linker_is_unit(const void *data, size_t size);
 /* Keep a copy of one input; false when out of memory. */
 bool stub_linker_add(stub_linker_t *l, const void *data, size_t size, const char *name);
 
-/* Link every input into one code object (`rocpy cpukern link`): true and
- * l->out/out_size set, or false with l->log saying why (an input that is no
- * unit, such as LLVM bitcode from a compiler; no inputs; the linker's errors). */
-bool stub_linker_complete(stub_linker_t *l);
+/* Link every input into one code object (`rocpy cpukern link`) for the GPU
+ * `target` (the CPU build and, with a target, the units' sources linked by
+ * hipcc -fgpu-rdc: the stub reads kernel metadata from that code object): true
+ * and l->out/out_size set, or false with l->log saying why (an input that is
+ * no unit, such as LLVM bitcode from a compiler; no inputs; the linker's
+ * errors). */
+bool stub_linker_complete(stub_linker_t *l, const char *target);
+
+/* The current device's target (hiprtc's findIsa: hipGetDeviceProperties), or NULL. */
+const char *stub_linker_current_target(char *buf, size_t size);
 
 void stub_linker_free(stub_linker_t *l);
 
