@@ -9,6 +9,7 @@
  * hipModuleLoadData loads.  The stub cannot read LLVM bitcode: an input that
  * is no unit fails the link, with a log line naming it. */
 #define _GNU_SOURCE  /* mkdtemp, strdup */
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,11 +69,16 @@ bool stub_linker_add(stub_linker_t *l, const void *data, size_t size, const char
     return true;
 }
 
-static void set_log(stub_linker_t *l, const char *fmt, size_t index, const char *name) {
+__attribute__((format(printf, 2, 3))) static void set_log(stub_linker_t *l, const char *fmt, ...) {
     free(l->log);
-    size_t n = strlen(fmt) + strlen(name) + 32;
-    l->log = malloc(n);
-    if (l->log) snprintf(l->log, n, fmt, index, name);
+    va_list ap, again;
+    va_start(ap, fmt);
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    l->log = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (l->log) vsnprintf(l->log, (size_t)n + 1, fmt, again);
+    va_end(again);
 }
 
 static bool write_file(const char *path, const void *data, size_t size) {
@@ -84,7 +90,7 @@ static bool write_file(const char *path, const void *data, size_t size) {
 
 bool stub_linker_complete(stub_linker_t *l, const char *target) {
     if (l->count == 0) {
-        set_log(l, "rocpy stub: link: no inputs%.0zu%s\n", 0, "");
+        set_log(l, "rocpy stub: link: no inputs\n");
         return false;
     }
     for (size_t i = 0; i < l->count; i++)
@@ -96,7 +102,7 @@ bool stub_linker_complete(stub_linker_t *l, const char *target) {
         }
     char dir[] = "/tmp/rocpy-hiprtc-link-XXXXXX";
     if (!mkdtemp(dir)) {
-        set_log(l, "rocpy stub: link: cannot make a folder in /tmp%.0zu%s\n", 0, "");
+        set_log(l, "rocpy stub: link: cannot make a folder in /tmp\n");
         return false;
     }
     size_t nargs = l->count + (target ? 4 : 3);
@@ -127,7 +133,7 @@ bool stub_linker_complete(stub_linker_t *l, const char *target) {
     free(args);
     stub_rtc_remove_tree(dir);
     if (!ok) {
-        if (!l->log) set_log(l, "rocpy stub: link: out of memory%.0zu%s\n", 0, "");
+        if (!l->log) set_log(l, "rocpy stub: link: out of memory\n");
         return false;
     }
     free(l->out);
