@@ -6,6 +6,7 @@ unit of the CPU build (rocpy/cpukern/_rdc.py); LLVM bitcode from a compiler fail
 link with hipamd's HIPRTC_ERROR_LINKING and a log line (stub: hip_rtc_linker.c)."""
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 
@@ -146,7 +147,8 @@ def _hipcc_bitcode(tmp_path) -> bytes:
     src.write_text('extern "C" __global__ void k(int *p) { *p = 1; }\n')
     out = tmp_path / "k.bc"
     r = subprocess.run([hipcc, "-fgpu-rdc", "--cuda-device-only", "-c", "--offload-arch=gfx90a",
-                        str(src), "-o", str(out)], capture_output=True, text=True, timeout=300)
+                        str(src), "-o", str(out)], capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, HIP_PLATFORM="amd"))
     if r.returncode != 0:
         pytest.skip(f"hipcc could not make bitcode: {r.stderr[-300:]}")
     return out.read_bytes()
