@@ -33,6 +33,7 @@ import os
 import subprocess
 import tempfile
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from ..codeobject.bundle import read_bundle
 from ._bundle import combine, write_bundle
@@ -82,7 +83,7 @@ def is_unit(data: bytes) -> bool:
     return True
 
 
-def read_unit(data: bytes) -> tuple[dict[str, object], bytes]:
+def read_unit(data: bytes) -> tuple[dict[str, Any], bytes]:
     """A unit's information and object; `CpuCompileError` naming what it is not."""
     try:
         blob, entries = read_bundle(bytes(data))
@@ -127,7 +128,7 @@ def _glue(entries: list[str]) -> str:
             "{ return ROCPY_CPUKERN_ABI; }\n")
 
 
-def hipcc_linked_code_object(parts: list[dict[str, object]], target: str,
+def hipcc_linked_code_object(parts: list[dict[str, Any]], target: str,
                              hipcc: str | None = None) -> bytes:
     """The AMDGPU code object of the units' sources compiled and linked together
     (``hipcc --genco -fgpu-rdc``), each source in its own folder with its headers;
@@ -137,20 +138,23 @@ def hipcc_linked_code_object(parts: list[dict[str, object]], target: str,
     if exe is None:
         raise CpuCompileError("no hipcc found (install hipcc, or set HIPCC or ROCM_PATH)")
     with tempfile.TemporaryDirectory(prefix="rocpy-cpukern-link-gpu-") as tmp:
-        srcs, opts = [], []
+        srcs: list[str] = []
+        opts: list[str] = []
         for i, info in enumerate(parts):
             d = os.path.join(tmp, str(i))
             base = os.path.basename(str(info["name"])) or "program.hip"
             src = os.path.join(d, base if base.endswith((".hip", ".cpp", ".cu")) else base + ".hip")
-            for hname, text in {**dict(info.get("headers") or {}), "": ""}.items():
-                path = os.path.join(d, hname) if hname else src
+            exprs = list(info.get("name_expressions") or [])
+            files = {src: str(info["source"]) + "\n" + instantiations(exprs)}
+            headers = dict(info.get("headers") or {})
+            files.update({os.path.join(d, h): str(t) for h, t in headers.items()})
+            for path, text in files.items():
                 os.makedirs(os.path.dirname(path), exist_ok=True)
                 with open(path, "w") as f:
-                    f.write(str(text) if hname else str(info["source"]) + "\n" +
-                            instantiations(list(info.get("name_expressions") or [])))
+                    f.write(text)
             srcs.append(src)
-            opts += [o for o in info.get("options") or [] if str(o).startswith(("-D", "-U", "-O", "-std="))
-                     and o not in opts]
+            opts += [str(o) for o in info.get("options") or []
+                     if str(o).startswith(("-D", "-U", "-I", "-O", "-std=")) and str(o) not in opts]
         out = os.path.join(tmp, "linked.hsaco")
         cmd = [exe, "--genco", "-fgpu-rdc", "-include", "hip/hip_runtime.h", *opts,
                f"--offload-arch={target}", *srcs, "-o", out]
