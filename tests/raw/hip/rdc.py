@@ -65,9 +65,15 @@ def bitcode(src: bytes, name: bytes = b"unit.hip") -> bytes:
 
 
 def run_apply(code, values) -> list[int]:
-    """Load ``code`` (a linked binary), run ``apply`` over ``values``, return the result."""
+    """Load ``code`` (a linked binary), run ``apply`` over ``values``, return the result;
+    on the stub the module holds the linked CPU build while loaded, and only then."""
+    import rocpy
+    from rocpy import stub
+    on_stub = rocpy.backend().name == "stub"
+    before = stub.cpu_builds() if on_stub else 0
     module = ffi.new("hipModule_t *")
     ok(lib.hipModuleLoadData(module, code))
+    assert not on_stub or stub.cpu_builds() == before + 1
     dev = ffi.new("void **")
     host = np.asarray(values, dtype=np.int32)
     ok(lib.hipMalloc(dev, host.nbytes))
@@ -85,3 +91,4 @@ def run_apply(code, values) -> list[int]:
     finally:
         ok(lib.hipFree(dev[0]))
         ok(lib.hipModuleUnload(module[0]))
+        assert not on_stub or stub.cpu_builds() == before
