@@ -188,7 +188,7 @@ hiprtcResult hiprtcCompileProgram(hiprtcProgram prog, int numOptions,
     }
     /* hiprtcCompileProgram: fgpu_rdc when an option is exactly "-fgpu-rdc" */
     p->rdc = false;
-    for (int i = 0; i < numOptions; i++)
+    for (int i = 0; stub_rule(STUB_RULE_HIPRTC_RDC_GIVES_BITCODE) && i < numOptions; i++)
         if (options[i] && strcmp(options[i], "-fgpu-rdc") == 0) p->rdc = true;
     char target[256];
     stub_rtc_input_t in = {p->source, p->name, p->num_headers, p->headers, p->include_names,

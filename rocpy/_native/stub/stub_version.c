@@ -126,6 +126,10 @@ static const rule_row_t rules[STUB_RULE_COUNT] = {
     [STUB_RULE_GRAPH_USER_OBJECT_COUNTS] = {
         "a graph releases the user-object references it retained, counted, when destroyed",
         RELEASE(6, 3), "clr hipamd/src/hip_graph.cpp hipGraphRetainUserObject, hip_graph_internal.hpp ~Graph"},
+    /* 5.2: -fgpu-rdc is one more option for comgr; the program compiles to code */
+    [STUB_RULE_HIPRTC_RDC_GIVES_BITCODE] = {
+        "hiprtcCompileProgram with -fgpu-rdc gives bitcode (hiprtcGetBitcode) and no code",
+        RELEASE(5, 3), "hipamd 78fe2cca src/hiprtc/hiprtc.cpp hiprtcCompileProgram (fgpu_rdc)"},
 };
 
 /* Info attributes ROCr added after 5.2, with the first release whose
