@@ -6,6 +6,8 @@ libraries) run the CPU build, a ROCm runtime the code object for its GPU.
 Options the compilers take (``-D``, ``-U``, ``-I``, ``-O``, ``-std=``) go to both.
 ``--cpu-only`` writes only the CPU build: put it beside a hipcc program as
 ``PROGRAM.cpukern`` and the stub runs the program's kernels from it.
+``--rdc`` writes a unit (`rocpy.cpukern.compile_unit`) and ``rocpy cpukern link
+UNIT... -o OUT`` links units into one CPU build (the stub's hiprtcLinkComplete).
 """
 from __future__ import annotations
 
@@ -35,6 +37,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     b.add_argument("--cpu-only", action="store_true",
                    help="only the CPU build (no hipcc): the file a hipcc program finds beside "
                    "itself as PROGRAM.cpukern (or $ROCPY_CPUKERN_BUILD) on the stub")
+    b.add_argument("--rdc", action="store_true",
+                   help="relocatable device code (-fgpu-rdc): a unit for 'rocpy cpukern link' "
+                   "(no hipcc; --offload-arch is not needed)")
     b.add_argument("--name-expression", action="append", default=[], metavar="EXPR",
                    dest="name_expressions", help="a kernel to instantiate in both halves, e.g. "
                    "'scale<float>' (hiprtcAddNameExpression); repeat for more")
@@ -43,6 +48,14 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     b.add_argument("-I", action="append", default=[], metavar="DIR", dest="includes")
     b.add_argument("-O", default=None, metavar="LEVEL", dest="opt")
     b.add_argument("-std", default=None, metavar="STD", dest="std", help="e.g. -std=c++17")
+    k = actions.add_parser("link", help="UNIT... -> OUT: one CPU build of units built with --rdc",
+                           description="Link units written by 'build --rdc' (a kernel in one "
+                           "may call a __device__ function another defines) into one CPU build.")
+    k.add_argument("units", nargs="+", metavar="UNIT", help="a unit from 'build --rdc'")
+    k.add_argument("-o", "--output", required=True, metavar="OUT", help="the file to write")
+    k.add_argument("--offload-arch", action="append", default=[], metavar="TARGET",
+                   dest="targets", help="a GPU target id: the units' sources linked for it "
+                   "by hipcc -fgpu-rdc; repeat for more (none: the CPU build alone)")
     parser.set_defaults(run=run)
     return parser
 
@@ -57,10 +70,43 @@ def _options(args: argparse.Namespace) -> list[str]:
     return opts
 
 
-def run(args: argparse.Namespace) -> int:
-    """Build ``args.source`` into ``args.output``; 0, or 1 with the reason on stderr."""
+def _write(path: str, data: bytes, action: str) -> int:
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except OSError as exc:
+        sys.stderr.write(f"rocpy cpukern {action}: cannot write {path!r}: {exc.strerror}\n")
+        return 1
+    return 0
+
+
+def _link(args: argparse.Namespace) -> int:
     from .. import cpukern
-    if not args.targets and not args.cpu_only:
+    units = []
+    for path in args.units:
+        try:
+            with open(path, "rb") as f:
+                units.append(f.read())
+        except OSError as exc:
+            sys.stderr.write(f"rocpy cpukern link: cannot read {path!r}: {exc.strerror}\n")
+            return 2
+    try:
+        data = cpukern.link_units(units, os.path.basename(args.output), args.targets)
+    except cpukern.CpuCompileError as exc:
+        sys.stderr.write(f"rocpy cpukern link: {exc}\n")
+        return 1
+    return _write(args.output, data, "link")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build ``args.source`` into ``args.output`` (or link ``args.units``); 0, or 1 with
+    the reason on stderr."""
+    from .. import cpukern
+    if args.action == "link":
+        return _link(args)
+    if not args.targets and not args.cpu_only and not args.rdc:
         sys.stderr.write("rocpy cpukern build: give at least one --offload-arch "
                          "(e.g. --offload-arch=gfx90a)\n")
         return 2
@@ -74,7 +120,9 @@ def run(args: argparse.Namespace) -> int:
     # the source's own folder, as a compiler searches it for #include "..."
     opts = [f"-I{os.path.dirname(os.path.abspath(args.source))}", *_options(args)]
     try:
-        if args.cpu_only:
+        if args.rdc:
+            data = cpukern.compile_unit(source, name, {}, opts, args.name_expressions)
+        elif args.cpu_only:
             cpu = cpukern.build(source, name, {}, opts, args.name_expressions)
             data = cpukern.combine(cpu.data, {})
         else:
@@ -83,12 +131,4 @@ def run(args: argparse.Namespace) -> int:
     except cpukern.CpuCompileError as exc:
         sys.stderr.write(f"rocpy cpukern build: {exc}\n")
         return 1
-    tmp = f"{args.output}.{os.getpid()}.tmp"
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-        os.replace(tmp, args.output)
-    except OSError as exc:
-        sys.stderr.write(f"rocpy cpukern build: cannot write {args.output!r}: {exc.strerror}\n")
-        return 1
-    return 0
+    return _write(args.output, data, "build")

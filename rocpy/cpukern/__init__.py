@@ -7,6 +7,8 @@
     data = cpukern.build_combined(source, ["gfx90a"])   # hipcc code objects + CPU build
     mod = rocpy.hip.Module.load(data)            # the stub runs the CPU build;
                                                  # a ROCm runtime the gfx90a code object
+    a, b = cpukern.compile_unit(src_a), cpukern.compile_unit(src_b)   # -fgpu-rdc
+    linked = cpukern.link_units([a, b])          # one CPU build of both
 
 On the stub, `rocpy.hip.Program` compiles this way too.  The header
 (``rocpy/_native/cpukern/include/hip_cpu.h``) gives HIP's device names their
@@ -23,6 +25,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from ..codeobject.bundle import read_bundle
 from ._bundle import BUNDLE_ID, carries_cpu_build, combine, cpu_build_of, write_bundle
 from .._toolchain import COMPILE_TIMEOUT_S, find_hipcc
+from ._rdc import UNIT_INFO_ID, compile_unit, is_unit, link_units, read_unit
 from ._driver import (INCLUDE, CpuBuild, CpuCompileError, build, cache_dir, compiler, expression,
                       instantiations, scan)
 
@@ -113,6 +116,6 @@ def offer_to_stub(data: bytes) -> Iterator[bool]:
         backend.lib.rocpy_stub_release_cpu_build(offer)
 
 
-__all__ = ["offer_to_stub", "BUNDLE_ID", "carries_cpu_build", "CpuBuild", "CpuCompileError", "INCLUDE", "build", "build_combined",
+__all__ = ["UNIT_INFO_ID", "compile_unit", "is_unit", "link_units", "read_unit", "offer_to_stub", "BUNDLE_ID", "carries_cpu_build", "CpuBuild", "CpuCompileError", "INCLUDE", "build", "build_combined",
            "cache_dir", "combine", "compiler", "cpu_build_of", "expression", "instantiations", "gpu_code_object", "hipcc_code_object", "scan",
            "write_bundle"]

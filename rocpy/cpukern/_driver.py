@@ -148,9 +148,13 @@ def _fibers_of(expr: str, code: str, cache: dict[str, bool]) -> bool:
 
 
 def generate(source: str, name: str, kernels: tuple[str, ...], fibers: dict[str, bool],
-             name_expressions: tuple[str, ...] = ()) -> str:
+             name_expressions: tuple[str, ...] = (), entry: str | None = None) -> str:
     """The translation unit: the header, the source, the kernel table (the kernels
-    found, then one row per name expression: a template kernel's instantiation)."""
+    found, then one row per name expression: a template kernel's instantiation).
+
+    ``entry``: a separately compiled unit (``-fgpu-rdc``, `rocpy.cpukern.compile_unit`)
+    exports its table under this name instead of the build's two entry points,
+    which the link (`rocpy.cpukern.link_units`) defines once over every unit."""
     body = _DYNAMIC_SHARED.sub(lambda m: f"{m.group(1)} *{m.group(2)} = "
                                f"({m.group(1)} *)::rocpy_cpu::dynamic_shared();", source)
     rows = "".join(f"    ROCPY_CPU_KERNEL({k}, {'true' if fibers[k] else 'false'}),\n"
@@ -169,11 +173,13 @@ def generate(source: str, name: str, kernels: tuple[str, ...], fibers: dict[str,
             "#line 1 \"<rocpy cpukern table>\"\n"
             "static const rocpy_cpukern_kernel_t rocpy_cpukern_table[] = {\n"
             f"{rows}    {{nullptr, nullptr, nullptr}}\n}};\n"
+            + (f'extern "C" const rocpy_cpukern_kernel_t *{entry}(size_t *n) '
+               f"{{\n    *n = {count};\n    return rocpy_cpukern_table;\n}}\n" if entry else
             'extern "C" __attribute__((visibility("default"))) const rocpy_cpukern_kernel_t *\n'
             "rocpy_cpukern_kernels(size_t *n) {\n"
             f"    *n = {count};\n    return rocpy_cpukern_table;\n}}\n"
             'extern "C" __attribute__((visibility("default"))) int rocpy_cpukern_abi(void) '
-            "{ return ROCPY_CPUKERN_ABI; }\n")
+            "{ return ROCPY_CPUKERN_ABI; }\n"))
 
 
 def compiler() -> str:
@@ -214,21 +220,33 @@ def build(source: str, name: str = "program.hip", headers: dict[str, str] | None
     if not isinstance(source, str):
         raise TypeError(f"source must be str, not {type(source).__name__}")
     kernels, fibers = scan(source, name)
-    exprs = tuple(str(e) for e in name_expressions) + tuple(
+    unit = generate(source, name, kernels, fibers, _expressions(source, name_expressions))
+    out, cached = compile_cached(unit, name, headers, options, FLAGS, ".so")
+    with open(out, "rb") as f:
+        return CpuBuild(out, f.read(), kernels, fibers, cached)
+
+
+def _expressions(source: str, name_expressions: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    return tuple(str(e) for e in name_expressions) + tuple(
         m.group(1) for m in _INSTANTIATION.finditer(_strip(source)))
-    unit = generate(source, name, kernels, fibers, exprs)
+
+
+def compile_cached(unit: str, name: str, headers: dict[str, str] | None,
+                   options: tuple[str, ...] | list[str], flags: tuple[str, ...],
+                   suffix: str) -> tuple[str, bool]:
+    """Compile the C++ ``unit`` with ``flags`` (and the ``options`` the compiler takes)
+    into the cache; the output's path and whether it was cached already."""
     cxx = compiler()
     opts = [o for o in options if o.startswith(("-D", "-U", "-I", "-O", "-std="))]
     key = hashlib.sha256()
-    for part in (unit, cxx, " ".join(FLAGS), " ".join(opts), repr(sorted((headers or {}).items()))):
+    for part in (unit, cxx, " ".join(flags), " ".join(opts), repr(sorted((headers or {}).items()))):
         key.update(part.encode() + b"\0")
     key.update(_header_digest())
     digest = key.hexdigest()[:32]
     out_dir = cache_dir()
-    out = os.path.join(out_dir, f"{digest}.so")
+    out = os.path.join(out_dir, f"{digest}{suffix}")
     if os.path.exists(out):
-        with open(out, "rb") as f:
-            return CpuBuild(out, f.read(), kernels, fibers, True)
+        return out, True
     os.makedirs(out_dir, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="rocpy-cpukern-") as tmp:
         for hname, text in (headers or {}).items():
@@ -239,18 +257,21 @@ def build(source: str, name: str = "program.hip", headers: dict[str, str] | None
         src = os.path.join(tmp, "unit.cpp")
         with open(src, "w") as f:
             f.write(unit)
-        tmp_out = os.path.join(tmp, "unit.so")
-        cmd = [cxx, *FLAGS, *opts, f"-I{tmp}", f"-I{INCLUDE}", f"-I{ABI_HEADER}", src,
-               "-o", tmp_out]
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp,
-                                  timeout=COMPILE_TIMEOUT_S)
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            raise CpuCompileError(f"the CPU build of {name} failed: {cxx}: {exc}") from None
-        log = (proc.stdout + proc.stderr).replace(tmp + os.sep, "")
-        if proc.returncode != 0:
-            raise CpuCompileError(f"the CPU build of {name} failed:\n{log.strip()}", log)
+        tmp_out = os.path.join(tmp, "unit" + suffix)
+        run_cxx([cxx, *flags, *opts, f"-I{tmp}", f"-I{INCLUDE}", f"-I{ABI_HEADER}", src,
+                 "-o", tmp_out], tmp, f"the CPU build of {name}")
         os.replace(tmp_out, out + f".{os.getpid()}")
         os.replace(out + f".{os.getpid()}", out)
-    with open(out, "rb") as f:
-        return CpuBuild(out, f.read(), kernels, fibers, False)
+    return out, False
+
+
+def run_cxx(cmd: list[str], cwd: str, what: str) -> None:
+    """Run the compiler; `CpuCompileError` with its output (``cwd`` left out of it) if it fails."""
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd,
+                              timeout=COMPILE_TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise CpuCompileError(f"{what} failed: {cmd[0]}: {exc}") from None
+    log = (proc.stdout + proc.stderr).replace(cwd + os.sep, "")
+    if proc.returncode != 0:
+        raise CpuCompileError(f"{what} failed:\n{log.strip()}", log)

@@ -38,12 +38,13 @@ from ._launcher import LaunchConfig, launch
 from .memory import Buffer, DeviceBuffer, HostBuffer, ManagedBuffer, TypedBuffer
 from .module import Kernel, KernelNotFoundError, Module
 from .program import Program
+from .linker import Linker
 from .stream import Stream
 
 __all__ = [
     "Buffer", "Context", "Device", "DeviceBuffer", "Event", "Graph", "GraphExec", "GraphNode",
     "HostBuffer", "Kernel", "KernelNotFoundError", "LaunchConfig", "ManagedBuffer", "MemInfo", "Module",
-    "Program", "Stream", "TypedBuffer", "device_count", "forget_current_device", "from_dlpack", "launch",
+    "Linker", "Program", "Stream", "TypedBuffer", "device_count", "forget_current_device", "from_dlpack", "launch",
 ]
 
 if TYPE_CHECKING:

@@ -114,9 +114,27 @@ class Program:
                     for name, types in paramtypes.parse_declarations(self.source).items()}
         return Module._load(code, dev, declared)
 
+    def compile_bitcode(self, device: Any = None, *, options: Iterable[str] = ()) -> bytes:
+        """Compile for ``device`` (default: current) with ``-fgpu-rdc``: the bitcode
+        (``hiprtcGetBitcode``) that `rocpy.hip.Linker` links with others.
+
+        Raises:
+            rocpy.HiprtcError: the compilation failed; ``.log`` has the compiler's output.
+            rocpy.NotSupportedError: the backend's hipRTC gives no bitcode.
+        """
+        if not (self._use_hiprtc() and api().has("hiprtcGetBitcode")):
+            raise NotSupportedError("this backend's hipRTC gives no bitcode (hiprtcGetBitcode: "
+                                    "ROCm 5.7 headers on)")
+        opts = [str(o) for o in options]
+        if "-fgpu-rdc" not in opts:
+            opts.append("-fgpu-rdc")
+        code = self._hiprtc(as_device(device), opts, [], bitcode=True)
+        self.code = code
+        return code
+
     # ---- hipRTC ---------------------------------------------------------------------
 
-    def _hiprtc(self, dev: Any, opts: list[str], exprs: list[str]) -> bytes:
+    def _hiprtc(self, dev: Any, opts: list[str], exprs: list[str], bitcode: bool = False) -> bytes:
         a = api()
         ffi, lib = a.ffi, a.lib
         if a.name == "nvidia":
@@ -151,13 +169,15 @@ class Program:
                 full.log = self.log  # type: ignore[attr-defined]
                 raise full
             size = ffi.new("size_t *")
-            st = lib.hiprtcGetCodeSize(prog[0], size)
+            get_size, get = (("hiprtcGetBitcodeSize", "hiprtcGetBitcode") if bitcode else
+                             ("hiprtcGetCodeSize", "hiprtcGetCode"))
+            st = getattr(lib, get_size)(prog[0], size)
             if st:
-                raise hiprtc_error(st, "hiprtcGetCodeSize")
+                raise hiprtc_error(st, get_size)
             buf = ffi.new("char[]", size[0])
-            st = lib.hiprtcGetCode(prog[0], buf)
+            st = getattr(lib, get)(prog[0], buf)
             if st:
-                raise hiprtc_error(st, "hiprtcGetCode")
+                raise hiprtc_error(st, get)
             lowered = ffi.new("const char **")
             self.lowered_names = {}
             for e, c_e in zip(exprs, c_exprs):

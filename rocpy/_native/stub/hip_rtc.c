@@ -7,7 +7,14 @@
  * runs, and each name expression's lowered name is its kernel's symbol in
  * the CPU build (the same Itanium mangling as the GPU code object's).  As in
  * hiprtc, a failed compile leaves the code empty and no lowered names.
- * Handles are checked against a registry (hiprtc casts any pointer). */
+ * Handles are checked against a registry (hiprtc casts any pointer).
+ *
+ * With -fgpu-rdc (hiprtcCompileProgram's exact option, as hiprtc matches it)
+ * hiprtc compiles to LLVM bitcode and no executable: the code is empty and
+ * hiprtcGetBitcode answers.  The stub's bitcode is a unit of the CPU build
+ * (rocpy.cpukern.compile_unit: the program compiled to a relocatable object),
+ * which hiprtcLinkComplete links (hip_rtc_linker.c).  The stub gives an rdc
+ * program no lowered names (hiprtc reads them from the bitcode). */
 #define _GNU_SOURCE  /* strdup */
 #include <ctype.h>
 #include <stdio.h>
@@ -18,6 +25,7 @@
 
 #include "hip_internal.h"
 #include "hip_rtc.h"
+#include "hip_rtc_linker.h"
 
 #define RTC_MAGIC 0x52544350u
 
@@ -33,6 +41,7 @@ typedef struct stub_rtc_program {
     char *log;                        /* NUL-terminated; size includes the NUL */
     void *code;
     size_t code_size;
+    bool rdc;                         /* compiled with -fgpu-rdc: bitcode, no code */
 } stub_rtc_program_t;
 
 static hip_registry_t programs = HIP_REGISTRY_INIT;
@@ -162,15 +171,6 @@ static void lower_names(stub_rtc_program_t *p) {
     stub_cpukern_release(b);
 }
 
-static const char *current_target(char *buf, size_t size) {
-    int dev = 0;
-    hipDeviceProp_t props;
-    if (hipGetDevice(&dev) != hipSuccess || hipGetDeviceProperties(&props, dev) != hipSuccess)
-        return NULL;
-    snprintf(buf, size, "%s", props.gcnArchName);
-    return buf;
-}
-
 hiprtcResult hiprtcCompileProgram(hiprtcProgram prog, int numOptions,
                                   ROCPY_ARG_hiprtcCompileProgram__options options) {
     stub_rtc_program_t *p = program(prog);
@@ -186,14 +186,18 @@ hiprtcResult hiprtcCompileProgram(hiprtcProgram prog, int numOptions,
         free(p->lowered[i]);
         p->lowered[i] = NULL;
     }
+    /* hiprtcCompileProgram: fgpu_rdc when an option is exactly "-fgpu-rdc" */
+    p->rdc = false;
+    for (int i = 0; stub_rule(STUB_RULE_HIPRTC_RDC_GIVES_BITCODE) && i < numOptions; i++)
+        if (options[i] && strcmp(options[i], "-fgpu-rdc") == 0) p->rdc = true;
     char target[256];
     stub_rtc_input_t in = {p->source, p->name, p->num_headers, p->headers, p->include_names,
                            numOptions, (const char *const *)options, p->num_expressions,
-                           p->expressions, current_target(target, sizeof target)};
+                           p->expressions, stub_linker_current_target(target, sizeof target), p->rdc};
     hiprtcResult rc = stub_rtc_compile(&in, &p->log, &p->code, &p->code_size);
     if (rc == HIPRTC_SUCCESS) {
         p->compiled = true;
-        lower_names(p);
+        if (!p->rdc) lower_names(p);
     }
     return rc;
 }
@@ -229,11 +233,15 @@ hiprtcResult hiprtcGetProgramLog(hiprtcProgram prog, char *dst) {
     return HIPRTC_SUCCESS;
 }
 
+/* the executable: none for an rdc program (RTCCompileProgram::compile fills
+ * LLVMBitcode_ instead of executable_) */
+static size_t exec_size(const stub_rtc_program_t *p) { return p->rdc ? 0 : p->code_size; }
+
 hiprtcResult hiprtcGetCodeSize(hiprtcProgram prog, size_t *binarySizeRet) {
     stub_rtc_program_t *p = program(prog);
     if (!p) return HIPRTC_ERROR_INVALID_PROGRAM;
     if (!binarySizeRet) return HIPRTC_ERROR_INVALID_INPUT;
-    *binarySizeRet = p->code_size;
+    *binarySizeRet = exec_size(p);
     return HIPRTC_SUCCESS;
 }
 
@@ -241,6 +249,29 @@ hiprtcResult hiprtcGetCode(hiprtcProgram prog, char *binaryMem) {
     stub_rtc_program_t *p = program(prog);
     if (!p) return HIPRTC_ERROR_INVALID_PROGRAM;
     if (!binaryMem) return HIPRTC_ERROR_INVALID_INPUT;
-    if (p->code_size) memcpy(binaryMem, p->code, p->code_size);
+    if (exec_size(p)) memcpy(binaryMem, p->code, p->code_size);
     return HIPRTC_SUCCESS;
 }
+
+#ifdef ROCPY_HAVE_hiprtcGetBitcode
+/* hiprtc.cpp hiprtcGetBitcode/Size (5.7 on): the output pointer first, then
+ * RTCCompileProgram::GetBitcode(Size): false (HIPRTC_ERROR_INVALID_PROGRAM)
+ * unless the program was compiled with -fgpu-rdc and has bitcode */
+static bool has_bitcode(const stub_rtc_program_t *p) { return p && p->rdc && p->code_size > 0; }
+
+hiprtcResult hiprtcGetBitcode(hiprtcProgram prog, char *bitcode) {
+    if (!bitcode) return HIPRTC_ERROR_INVALID_INPUT;
+    stub_rtc_program_t *p = program(prog);
+    if (!has_bitcode(p)) return HIPRTC_ERROR_INVALID_PROGRAM;
+    memcpy(bitcode, p->code, p->code_size);
+    return HIPRTC_SUCCESS;
+}
+
+hiprtcResult hiprtcGetBitcodeSize(hiprtcProgram prog, size_t *bitcode_size) {
+    if (!bitcode_size) return HIPRTC_ERROR_INVALID_INPUT;
+    stub_rtc_program_t *p = program(prog);
+    if (!has_bitcode(p)) return HIPRTC_ERROR_INVALID_PROGRAM;
+    *bitcode_size = p->code_size;
+    return HIPRTC_SUCCESS;
+}
+#endif

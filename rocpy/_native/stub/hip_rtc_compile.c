@@ -60,7 +60,7 @@ static void strvec_free(strvec_t *s) {
     free(s->v);
 }
 
-static bool read_file(const char *path, char **data, size_t *size) {
+bool stub_rtc_read_file(const char *path, char **data, size_t *size) {
     FILE *f = fopen(path, "rb");
     if (!f) return false;
     fseek(f, 0, SEEK_END);
@@ -100,7 +100,7 @@ static int remove_one(const char *path, const struct stat *st, int flag, struct 
     return remove(path);
 }
 
-static void remove_tree(const char *dir) {
+void stub_rtc_remove_tree(const char *dir) {
     if (nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
         fprintf(stderr, "rocpy stub: hiprtc left %s behind\n", dir);
 }
@@ -145,6 +145,54 @@ static char *message(const char *fmt, const char *a, const char *b) {
     return m;
 }
 
+bool stub_rtc_driver(const char *dir, const char *const *args, size_t nargs, char **log) {
+    *log = NULL;
+    const char *env_python = getenv("ROCPY_PYTHON");
+    const char *python = env_python && *env_python ? env_python : "python3";
+    char logpath[4200];
+    snprintf(logpath, sizeof logpath, "%s/log", dir);
+    strvec_t argv = {0}, envp = {0};
+    const char *fixed[] = {python, "-m", "rocpy", "cpukern"};
+    for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) push(&argv, fixed[i]);
+    for (size_t i = 0; i < nargs; i++) push(&argv, args[i]);
+    char root[4096];
+    rocpy_root(root, sizeof root);
+    const char *pp = getenv("PYTHONPATH");
+    for (char **e = environ; e && *e; e++)
+        if (strncmp(*e, "PYTHONPATH=", 11) != 0) push(&envp, *e);
+    char pythonpath[8400];
+    snprintf(pythonpath, sizeof pythonpath, "PYTHONPATH=%s%s%s", root, pp && *pp && *root ? ":" : "",
+             pp ? pp : "");
+    push(&envp, pythonpath);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, logpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    pid_t pid;
+    int err = argv.failed || envp.failed ? ENOMEM : posix_spawnp(&pid, python, &fa, NULL, argv.v, envp.v);
+    posix_spawn_file_actions_destroy(&fa);
+    strvec_free(&argv);
+    strvec_free(&envp);
+    if (err) {
+        *log = message("rocpy stub: hiprtc: cannot run %s (rocpy's compiler driver): %s\n", python,
+                       strerror(err));
+        return false;
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    char *text = NULL;
+    size_t text_size = 0;
+    if (!stub_rtc_read_file(logpath, &text, &text_size)) text = strdup("");
+    /* the driver names the temporary folder: hiprtc's log names the program */
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "%s/", dir);
+    for (char *p; text && (p = strstr(text, prefix));) memmove(p, p + strlen(prefix), strlen(p + strlen(prefix)) + 1);
+    *log = text;
+    return text && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 hiprtcResult stub_rtc_compile(const stub_rtc_input_t *in, char **log, void **code,
                               size_t *code_size) {
     *log = NULL;
@@ -181,68 +229,33 @@ hiprtcResult stub_rtc_compile(const stub_rtc_input_t *in, char **log, void **cod
         *log = message("rocpy stub: hiprtc: no target: give --offload-arch=%s%s\n", "<gfx...>", "");
         goto done;
     }
-    const char *env_python = getenv("ROCPY_PYTHON");
-    const char *python = env_python && *env_python ? env_python : "python3";
-    char path[4200], out[4200], logpath[4200], arch[300];
+    char path[4200], out[4200], arch[300];
     snprintf(path, sizeof path, "%s/%s", dir, src);
     snprintf(out, sizeof out, "%s/out.co", dir);
-    snprintf(logpath, sizeof logpath, "%s/log", dir);
     snprintf(arch, sizeof arch, "--offload-arch=%s", target);
-    strvec_t argv = {0}, envp = {0};
-    const char *fixed[] = {python, "-m", "rocpy", "cpukern", "build", path, "-o", out, arch};
-    for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) push(&argv, fixed[i]);
+    strvec_t args = {0};
+    const char *fixed[] = {"build", path, "-o", out, arch};
+    for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) push(&args, fixed[i]);
+    if (in->rdc) push(&args, "--rdc");
     for (int i = 0; i < in->num_options; i++)
-        if (in->options[i] && passed_on(in->options[i])) push(&argv, in->options[i]);
+        if (in->options[i] && passed_on(in->options[i])) push(&args, in->options[i]);
     for (int i = 0; i < in->num_expressions; i++) {
-        push(&argv, "--name-expression");
-        push(&argv, in->expressions[i]);
+        push(&args, "--name-expression");
+        push(&args, in->expressions[i]);
     }
-    char root[4096];
-    rocpy_root(root, sizeof root);
-    const char *pp = getenv("PYTHONPATH");
-    for (char **e = environ; e && *e; e++)
-        if (strncmp(*e, "PYTHONPATH=", 11) != 0) push(&envp, *e);
-    char pythonpath[8400];
-    snprintf(pythonpath, sizeof pythonpath, "PYTHONPATH=%s%s%s", root, pp && *pp && *root ? ":" : "",
-             pp ? pp : "");
-    push(&envp, pythonpath);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, logpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    pid_t pid;
-    int err = argv.failed || envp.failed ? ENOMEM : posix_spawnp(&pid, python, &fa, NULL, argv.v, envp.v);
-    posix_spawn_file_actions_destroy(&fa);
-    strvec_free(&argv);
-    strvec_free(&envp);
-    if (err) {
-        *log = message("rocpy stub: hiprtc: cannot run %s (rocpy's compiler driver): %s\n", python,
-                       strerror(err));
-        goto done;
-    }
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    char *text = NULL;
-    size_t text_size = 0;
-    if (!read_file(logpath, &text, &text_size)) text = strdup("");
-    /* the driver names the temporary folder: hiprtc's log names the program */
-    char prefix[64];
-    snprintf(prefix, sizeof prefix, "%s/", dir);
-    for (char *p; text && (p = strstr(text, prefix));) memmove(p, p + strlen(prefix), strlen(p + strlen(prefix)) + 1);
-    *log = text;
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    bool ran = !args.failed && stub_rtc_driver(dir, (const char *const *)args.v, args.n, log);
+    strvec_free(&args);
+    if (ran) {
         char *data;
         size_t size;
-        if (read_file(out, &data, &size)) {
+        if (stub_rtc_read_file(out, &data, &size)) {
             *code = data;
             *code_size = size;
             rc = HIPRTC_SUCCESS;
         }
     }
 done:
-    remove_tree(dir);
+    stub_rtc_remove_tree(dir);
     if (!*log && rc != HIPRTC_SUCCESS) return HIPRTC_ERROR_OUT_OF_MEMORY;
     if (!*log) *log = strdup("");
     return rc;

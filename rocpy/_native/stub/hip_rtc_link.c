@@ -1,29 +1,34 @@
 /* hiprtc linking (headers of 5.7 on; clr hipamd/src/hiprtc/hiprtc.cpp
  * hiprtcLink*, hiprtcInternal.cpp RTCLinkProgram, at rocm-6.2.0).
  *
- * Everything up to the link is as hipamd: the argument checks, the options
- * (AddLinkerOptions: a null value for a pointer option is
- * HIPRTC_ERROR_INVALID_OPTION), the input types (the CUDA-only ones are
- * HIPRTC_ERROR_INVALID_INPUT; one with no comgr data kind, or a file that
- * cannot be read, HIPRTC_ERROR_PROGRAM_CREATION_FAILURE), the registry of
- * link states (isLinkerValid).  hiprtcLinkComplete links LLVM bitcode with
- * comgr, which the stub does not have (its kernels run as C emulations, and
- * hiprtcCompileProgram produces no bitcode either): it answers
- * HIPRTC_ERROR_LINKING, hipamd's status for a failed link, and writes why
- * into the error log the options gave (ARCHITECTURE.md lists it with
- * hiprtcCompileProgram). */
+ * The argument checks, the options (AddLinkerOptions: a null value for a
+ * pointer option is HIPRTC_ERROR_INVALID_OPTION), the input types (the
+ * CUDA-only ones are HIPRTC_ERROR_INVALID_INPUT; one with no comgr data kind,
+ * or a file that cannot be read, HIPRTC_ERROR_PROGRAM_CREATION_FAILURE) and
+ * the registry of link states (isLinkerValid) are hipamd's.  The link itself
+ * is the stub's linker (hip_rtc_linker.c): inputs of the three bitcode kinds
+ * are kept, and hiprtcLinkComplete links the units of the CPU build among
+ * them (what the stub's hiprtc makes of -fgpu-rdc programs) into one code
+ * object, owned by the state as hiprtc's executable_ is.  An input the stub
+ * cannot link (LLVM bitcode from a compiler) fails it with
+ * HIPRTC_ERROR_LINKING, hipamd's status for a failed link, and the reason in
+ * the error log the options gave. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hip_internal.h"
+#include "hip_rtc_linker.h"
 
 #ifdef ROCPY_HAVE_hiprtcLinkCreate
 #include <hip/hiprtc.h>
 
+#include "hip_rtc.h"
+
 typedef struct link_state {
     char *error_log;                  /* HIPRTC_JIT_ERROR_LOG_BUFFER, or NULL */
     size_t error_log_size;
-    size_t inputs;
+    stub_linker_t linker;
 } link_state_t;
 
 static hip_registry_t links = HIP_REGISTRY_INIT;
@@ -93,24 +98,25 @@ hiprtcResult hiprtcLinkAddFile(hiprtcLinkState hip_link_state, hiprtcJITInputTyp
     link_state_t *l = link_of(hip_link_state);
     if (!l) return HIPRTC_ERROR_INVALID_INPUT;
     /* AddLinkerFile reads the file (a null path is no file), then the kind */
-    FILE *f = file_path ? fopen(file_path, "rb") : NULL;
-    if (!f) return HIPRTC_ERROR_PROGRAM_CREATION_FAILURE;
-    fclose(f);
-    if (!has_data_kind(input_type)) return HIPRTC_ERROR_PROGRAM_CREATION_FAILURE;
-    l->inputs++;
-    return HIPRTC_SUCCESS;
+    char *data = NULL;
+    size_t size = 0;
+    if (!file_path || !stub_rtc_read_file(file_path, &data, &size))
+        return HIPRTC_ERROR_PROGRAM_CREATION_FAILURE;
+    bool added = has_data_kind(input_type) && stub_linker_add(&l->linker, data, size, file_path);
+    free(data);
+    return added ? HIPRTC_SUCCESS : HIPRTC_ERROR_PROGRAM_CREATION_FAILURE;
 }
 
 hiprtcResult hiprtcLinkAddData(hiprtcLinkState hip_link_state, hiprtcJITInputType input_type,
                                void *image, size_t image_size, const char *name,
                                unsigned int num_options, hiprtcJIT_option *options_ptr,
                                void **option_values) {
-    (void)name, (void)num_options, (void)options_ptr, (void)option_values;
+    (void)num_options, (void)options_ptr, (void)option_values;
     if (!image || image_size == 0 || cuda_only(input_type)) return HIPRTC_ERROR_INVALID_INPUT;
     link_state_t *l = link_of(hip_link_state);
     if (!l) return HIPRTC_ERROR_INVALID_INPUT;
-    if (!has_data_kind(input_type)) return HIPRTC_ERROR_PROGRAM_CREATION_FAILURE;
-    l->inputs++;
+    if (!has_data_kind(input_type) || !stub_linker_add(&l->linker, image, image_size, name))
+        return HIPRTC_ERROR_PROGRAM_CREATION_FAILURE;
     return HIPRTC_SUCCESS;
 }
 
@@ -118,15 +124,21 @@ hiprtcResult hiprtcLinkComplete(hiprtcLinkState hip_link_state, void **bin_out, 
     if (!bin_out || !size_out) return HIPRTC_ERROR_INVALID_INPUT;
     link_state_t *l = link_of(hip_link_state);
     if (!l) return HIPRTC_ERROR_INVALID_INPUT;
-    if (l->error_log && l->error_log_size)
-        snprintf(l->error_log, l->error_log_size,
-                 "rocpy stub: no LLVM bitcode linker (comgr): %zu input(s) not linked", l->inputs);
-    return HIPRTC_ERROR_LINKING;
+    char target[256];
+    if (!stub_linker_complete(&l->linker, stub_linker_current_target(target, sizeof target))) {
+        if (l->error_log && l->error_log_size)
+            snprintf(l->error_log, l->error_log_size, "%s", l->linker.log ? l->linker.log : "");
+        return HIPRTC_ERROR_LINKING;
+    }
+    *bin_out = l->linker.out;
+    *size_out = l->linker.out_size;
+    return HIPRTC_SUCCESS;
 }
 
 hiprtcResult hiprtcLinkDestroy(hiprtcLinkState hip_link_state) {
     if (!hip_link_state || !hip_registry_remove(&links, hip_link_state))
         return HIPRTC_ERROR_INVALID_INPUT;
+    stub_linker_free(&((link_state_t *)(void *)hip_link_state)->linker);
     free(hip_link_state);
     return HIPRTC_SUCCESS;
 }

@@ -158,6 +158,10 @@ static const rule_row_t rules[STUB_RULE_COUNT] = {
     [STUB_RULE_MEMCPY3D_PITCH_BELOW_ROW] = {
         "hipMemcpy3D & co. refuse a pitch below its pointer's xsize (hipErrorInvalidPitchValue)",
         RELEASE(5, 5), "hipamd src/hip_memory.cpp ihipMemcpy3D_validate (rocm-5.5.0)"},
+    /* 5.2: -fgpu-rdc is one more option for comgr; the program compiles to code */
+    [STUB_RULE_HIPRTC_RDC_GIVES_BITCODE] = {
+        "hiprtcCompileProgram with -fgpu-rdc gives bitcode (hiprtcGetBitcode) and no code",
+        RELEASE(5, 3), "hipamd 78fe2cca src/hiprtc/hiprtc.cpp hiprtcCompileProgram (fgpu_rdc)"},
 };
 
 /* Info attributes ROCr added after 5.2, with the first release whose

@@ -11,6 +11,8 @@ import sys
 import numpy as np
 import pytest
 
+from rocm_versions import expect, version_sensitive
+
 from rocpy import hip
 
 from .helpers import ffi, lib, ok, stub_only
@@ -201,3 +203,18 @@ def test_program_uses_the_stubs_hiprtc():
     from rocpy.hip.program import Program
     prog = Program("extern \"C\" __global__ void k() {}", name="k.hip")
     assert prog._use_hiprtc() is True
+
+
+# -fgpu-rdc: hipamd 5.2 passes it to comgr and compiles the program to code; from
+# 5.3 (hipamd 78fe2cca, hiprtcCompileProgram's fgpu_rdc) it gives bitcode and no
+# code (stub rule STUB_RULE_HIPRTC_RDC_GIVES_BITCODE; the bitcode: test_rtc_rdc.py)
+@version_sensitive
+def test_fgpu_rdc_gives_code_only_before_5_3():
+    _compilers()
+    st, p = create(b'extern "C" __global__ void k(int *p) { *p = 1; }')
+    assert st == lib.HIPRTC_SUCCESS
+    opts = ffi.new("char *[]", [ffi.new("char[]", b"-fgpu-rdc")])
+    assert lib.hiprtcCompileProgram(p[0], 1, opts) == lib.HIPRTC_SUCCESS, _log(p[0])
+    has_code = len(_code(p[0])) > 0
+    assert has_code == expect({(5, 2): True, (5, 3): False})
+    assert lib.hiprtcDestroyProgram(p) == lib.HIPRTC_SUCCESS

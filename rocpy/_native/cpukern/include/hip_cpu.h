@@ -125,7 +125,9 @@ inline void *dynamic_shared() { return self()->block->dynamic_shared; }
 
 /* The callee-saved registers only: MXCSR and the x87 control word are the
  * same in every fiber of a launch (kernels do not change rounding modes),
- * and ldmxcsr/fldcw cost more than the rest of the switch. */
+ * and ldmxcsr/fldcw cost more than the rest of the switch.
+ * Weak: every separately compiled unit (-fgpu-rdc, rocpy.cpukern.compile_unit)
+ * carries the same two, and the link keeps one. */
 
 #if defined(__x86_64__)
 extern "C" void rocpy_cpu_swap(void **save_sp, void *load_sp);
@@ -133,7 +135,7 @@ extern "C" void rocpy_cpu_fiber_start(void);
 asm(R"(
     .text
     .p2align 4
-    .globl rocpy_cpu_swap
+    .weak rocpy_cpu_swap
     .hidden rocpy_cpu_swap
     .type rocpy_cpu_swap,@function
 rocpy_cpu_swap:
@@ -155,7 +157,7 @@ rocpy_cpu_swap:
     .size rocpy_cpu_swap, .-rocpy_cpu_swap
 
     .p2align 4
-    .globl rocpy_cpu_fiber_start
+    .weak rocpy_cpu_fiber_start
     .hidden rocpy_cpu_fiber_start
     .type rocpy_cpu_fiber_start,@function
 rocpy_cpu_fiber_start:
