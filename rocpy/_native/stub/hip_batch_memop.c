@@ -14,8 +14,9 @@
  * hipStreamBatchMemOp: up to 7.2 hipamd's operation check is always true
  * (`op == hipStreamMemOpBarrier || hipStreamMemOpFlushRemoteWrites`), so
  * every batch is hipErrorInvalidValue (STUB_RULE_BATCH_MEM_OP_CHECKS_EACH_OP).
- * A graph node keeps the caller's paramArray pointer and reads it at each
- * launch (hipamd copies it into the command it creates at launch). */
+ * A graph node keeps the caller's paramArray pointer, as hipamd's
+ * hipGraphBatchMemOpNode does (the array must outlive the graph; rocm-systems
+ * later deep-copies it), and the stub reads the array at each launch. */
 #include "hip_graph.h"
 
 #ifdef ROCPY_HAVE_hipStreamBatchMemOp
