@@ -1,5 +1,7 @@
 """hip-tests catch/unit/graph (rocm-6.2.0) on kernel node attributes, driver
-graph nodes and capture into an existing graph (see hiptests.py).  The stub:
+graph nodes and capture into an existing graph, and catch/unit/stream/
+hipStreamBatchMemOp.cc (6.4 on: rocm-systems projects/hip-tests, the newest
+in the search index) on batch memory operations (see hiptests.py).  The stub:
 hip_graph_kattr.c, hip_graph_drvnode.c, hip_capture.c.  Facts of functions
 the headers do not declare are skipped."""
 from __future__ import annotations
@@ -8,7 +10,7 @@ import numpy as np
 import pytest
 from rocm_versions import version_sensitive
 
-from .helpers import BACKEND, ffi, hipamd, lib, malloc, ok
+from .helpers import BACKEND, ffi, hipamd, lib, malloc, name, ok
 from .hiptests import Env, Fact, ids
 
 pytestmark = [hipamd, version_sensitive,
@@ -259,6 +261,56 @@ CAPTURE = [
 ]
 
 
+def _batch(e, kind="ok"):
+    """hip-tests' Unit_hipStreamBatchMemOp arrays on a 4-byte device word"""
+    d = e.buffer(8)
+    arr = ffi.new("hipStreamBatchMemOpParams[3]")
+    e.later(lambda: arr)
+    arr[0].operation = lib.hipStreamMemOpWriteValue32
+    arr[0].writeValue.address, arr[0].writeValue.value = d, 1000
+    arr[1].operation = lib.hipStreamMemOpWaitValue32
+    arr[1].waitValue.address, arr[1].waitValue.value = d, 1000
+    arr[1].waitValue.flags = lib.hipStreamWaitValueEq
+    return d, arr
+
+
+def _batch_call(e, stream=None, count=2, array=True, flags=0):
+    _d, arr = _batch(e)
+    s = e.stream() if stream is None else stream
+    return lib.hipStreamBatchMemOp(s, count, arr if array else N, flags)
+
+
+def _sequential(e):
+    d, arr = _batch(e)
+    ok(lib.hipMemset(d, 0, 8))
+    arr[0].writeValue.value, arr[1].waitValue.value = 1, 1
+    arr[2].operation = lib.hipStreamMemOpWriteValue32
+    arr[2].writeValue.address, arr[2].writeValue.value = d, 0
+    s = e.stream()
+    status = lib.hipStreamBatchMemOp(s, 3, arr, 0)
+    ok(lib.hipStreamSynchronize(s))
+    if status != 0:
+        return name(status)
+    out = np.ones(1, dtype=np.uint32)
+    ok(lib.hipMemcpy(ffi.from_buffer(out), d, 4, lib.hipMemcpyDeviceToHost))
+    return "hipSuccess" if out[0] == 0 else f"word {out[0]}"
+
+
+BATCH = [
+    Fact("stream/hipStreamBatchMemOp.cc:60",
+         lambda e: _batch_call(e, stream=ffi.cast("hipStream_t", -1)), "hipErrorContextIsDestroyed"),
+    Fact("stream/hipStreamBatchMemOp.cc:65", lambda e: _batch_call(e, array=False), IV),
+    Fact("stream/hipStreamBatchMemOp.cc:69", lambda e: _batch_call(e, count=1000), IV),
+    Fact("stream/hipStreamBatchMemOp.cc:73", lambda e: _batch_call(e, count=-4 & 0xFFFFFFFF), IV),
+    Fact("stream/hipStreamBatchMemOp.cc:76", lambda e: _batch_call(e, count=0), IV),
+    Fact("stream/hipStreamBatchMemOp.cc:80", lambda e: _batch_call(e, flags=-6 & 0xFFFFFFFF), IV),
+    Fact("stream/hipStreamBatchMemOp.cc(SequentialOrdering)", _sequential,
+         {(5, 0): IV, (7, 3): "hipSuccess"}, hiptests="hipSuccess",
+         note="clr up to 7.2 refuses every batch (ihipBatchMemOperation's operation test is "
+              "always true; rocm-systems PR #3099): clr wins"),
+]
+
+
 def _has(*names):
     return pytest.mark.skipif(not all(hasattr(lib, n) for n in names),
                               reason=f"{', '.join(names)}: not declared by these headers")
@@ -299,4 +351,10 @@ def test_hiptests_drv_memcpy_node_params(env, fact):
 @_has("hipStreamBeginCaptureToGraph")
 @pytest.mark.parametrize("fact", CAPTURE, ids=ids(CAPTURE))
 def test_hiptests_capture_to_graph(env, fact):
+    fact.check(env)
+
+
+@_has("hipStreamBatchMemOp")
+@pytest.mark.parametrize("fact", BATCH, ids=ids(BATCH))
+def test_hiptests_batch_mem_op(env, fact):
     fact.check(env)
