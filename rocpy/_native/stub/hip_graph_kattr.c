@@ -64,7 +64,7 @@ static hipError_t set_attr(struct hipGraphNode *n, int attr, const hipKernelNode
          * is true of every value */
         return hipErrorInvalidValue;
     }
-    if (stub_rule(STUB_RULE_KERNEL_ATTR_IN_USE)) n->kattr_id = attr;
+    n->kattr_id = attr;   /* read by Get only from 5.5; Copy (5.5 on) always answers as 5.5 */
     return hipSuccess;
 }
 
