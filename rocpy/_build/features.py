@@ -71,6 +71,16 @@ PROBES = (
           "hipError_t hipGraphExternalSemaphoresWaitNodeGetParams(hipGraphNode_t hNode, "
           "{} params_out);",
           ("hipExternalSemaphoreWaitNodeParams *", "const hipExternalSemaphoreWaitNodeParams *")),
+    # HIP 7.0 takes hipMemsetParams for the driver memset nodes (6.x: HIP_MEMSET_NODE_PARAMS)
+    Probe("hipDrvGraphAddMemsetNode", "memsetParams",
+          "hipError_t hipDrvGraphAddMemsetNode(hipGraphNode_t *phGraphNode, hipGraph_t hGraph, "
+          "const hipGraphNode_t *dependencies, size_t numDependencies, {} memsetParams, "
+          "hipCtx_t ctx);",
+          ("const HIP_MEMSET_NODE_PARAMS *", "const hipMemsetParams *")),
+    Probe("hipDrvGraphExecMemsetNodeSetParams", "memsetParams",
+          "hipError_t hipDrvGraphExecMemsetNodeSetParams(hipGraphExec_t hGraphExec, "
+          "hipGraphNode_t hNode, {} memsetParams, hipCtx_t ctx);",
+          ("const HIP_MEMSET_NODE_PARAMS *", "const hipMemsetParams *")),
     Probe("hiprtcCompileProgram", "options",
           "hiprtcResult hiprtcCompileProgram(hiprtcProgram prog, int numOptions, {} options);",
           ("const char **", "const char *const *")),

@@ -21,6 +21,8 @@ typedef struct hip_capture {
     hip_ptrvec_t streams;             /* origin and joined streams */
     hip_ptrvec_t events;              /* events recorded in the capture */
     hip_tls_t *owner;                 /* thread that began it (NULL once it exited) */
+    bool user_graph;                  /* hipStreamBeginCaptureToGraph's: not freed with the stream */
+    hip_ptrvec_t captured;            /* nodes the capture made (others never count as unjoined) */
 } hip_capture_t;
 
 static pthread_mutex_t hip_capture_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -50,6 +52,7 @@ static void end_session(hip_capture_t *c) {
     if (c->owner) hip_ptrvec_remove(&c->owner->captures, c);
     hip_ptrvec_free(&c->streams);
     hip_ptrvec_free(&c->events);
+    hip_ptrvec_free(&c->captured);
     free(c);
 }
 
@@ -124,7 +127,8 @@ hipError_t hip_capture_node(hip_stream_t *s, hip_node_maker make, void *arg) {
                       arg, &node);
         if (status == hipSuccess) {
             s->capture_deps.n = 0;
-            if (!hip_ptrvec_push(&s->capture_deps, node)) status = hipErrorOutOfMemory;
+            if (!hip_ptrvec_push(&s->capture_deps, node) || !hip_ptrvec_push(&c->captured, node))
+                status = hipErrorOutOfMemory;
         }
     }
     pthread_mutex_unlock(&hip_capture_lock);
@@ -186,7 +190,7 @@ void hip_capture_stream_gone(hip_stream_t *s) {
     pthread_mutex_lock(&hip_capture_lock);
     hip_capture_t *c = s->capture;
     if (c && c->origin == s) {
-        hipGraph_t g = c->graph;
+        hipGraph_t g = c->user_graph ? NULL : c->graph;
         end_session(c);
         hip_graph_free(g);
     } else if (c) {
@@ -263,7 +267,8 @@ void hip_capture_event_gone(struct ihipEvent_t *e) {
 
 /* ---- API ------------------------------------------------------------- */
 
-static hipError_t begin_capture(hipStream_t stream, hipStreamCaptureMode mode) {
+/* graph: hipStreamBeginCaptureToGraph's (the caller's), else a new one */
+static hipError_t begin_capture(hipStream_t stream, hipStreamCaptureMode mode, hipGraph_t graph) {
     hip_stream_t *s;
     hipError_t status = hip_stream_resolve(stream, &s);
     if (status != hipSuccess) return status;
@@ -276,7 +281,9 @@ static hipError_t begin_capture(hipStream_t stream, hipStreamCaptureMode mode) {
     pthread_mutex_lock(&hip_capture_lock);
     if (s->capture) {
         status = hipErrorIllegalState;
-    } else if ((status = hip_graph_new(&c->graph)) == hipSuccess) {
+    } else if ((status = graph ? hipSuccess : hip_graph_new(&c->graph)) == hipSuccess) {
+        if (graph) c->graph = graph;
+        c->user_graph = graph != NULL;
         c->mode = mode;
         c->status = hipStreamCaptureStatusActive;
         c->origin = s;
@@ -291,7 +298,7 @@ static hipError_t begin_capture(hipStream_t stream, hipStreamCaptureMode mode) {
             c = NULL;
         } else {
             status = hipErrorOutOfMemory;
-            hip_graph_free(c->graph);
+            if (!graph) hip_graph_free(c->graph);
             c->graph = NULL;
             c->streams.n = 0;
             end_session(c);
@@ -305,17 +312,22 @@ static hipError_t begin_capture(hipStream_t stream, hipStreamCaptureMode mode) {
 
 hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureMode mode) {
     HIP_INIT_API();
-    HIP_RETURN(begin_capture(stream, mode));
+    HIP_RETURN(begin_capture(stream, mode, NULL));
 }
 
-/* A node of the graph no later capture depends on, other than the origin's
- * last nodes: a branch that never joined back. */
+/* A node the capture made that no later capture depends on, other than the
+ * origin's last nodes: a branch that never joined back.  Nodes added by hand
+ * (hipGraphAdd*Node into the capture's graph, or those of the graph given to
+ * hipStreamBeginCaptureToGraph) never count (hipamd hipStreamEndCapture_common
+ * removes GetManualNodesDuringCapture from the leaves). */
 static bool unjoined_locked(hip_capture_t *c) {
     hipGraphNode_t *leaves;
     size_t n = hip_graph_leaves(c->graph, &leaves);
     bool unjoined = false;
     for (size_t i = 0; i < n; i++)
-        if (!hip_ptrvec_contains(&c->origin->capture_deps, leaves[i])) unjoined = true;
+        if (hip_ptrvec_contains(&c->captured, leaves[i]) &&
+            !hip_ptrvec_contains(&c->origin->capture_deps, leaves[i]))
+            unjoined = true;
     free(leaves);
     return unjoined;
 }
@@ -336,13 +348,16 @@ static hipError_t end_capture(hipStream_t stream, hipGraph_t *pGraph) {
         status = hipErrorStreamCaptureWrongThread;
     } else {
         hipGraph_t g = c->graph;
-        if (c->status == hipStreamCaptureStatusInvalidated)
+        bool keep = c->user_graph;   /* hipamd deletes it only when invalidated */
+        if (c->status == hipStreamCaptureStatusInvalidated) {
             status = hipErrorStreamCaptureInvalidated;
-        else if (unjoined_locked(c))
+            keep = false;
+        } else if (unjoined_locked(c)) {
             status = hipErrorStreamCaptureUnjoined;
+        }
         end_session(c);
         if (status != hipSuccess) {
-            hip_graph_free(g);
+            if (!keep) hip_graph_free(g);
             g = NULL;
         }
         *pGraph = g;
@@ -355,6 +370,32 @@ hipError_t hipStreamEndCapture(hipStream_t stream, hipGraph_t *pGraph) {
     HIP_INIT_API();
     HIP_RETURN(end_capture(stream, pGraph));
 }
+
+#ifdef ROCPY_HAVE_hipStreamBeginCaptureToGraph
+/* hipamd hip_graph.cpp hipStreamBeginCaptureToGraph: its own checks (edge
+ * data is not supported), hipStreamBeginCapture_common's, then the stream's
+ * dependencies set to the given nodes.  These checks return without
+ * HIP_RETURN in hipamd (the last error is not set).  When the capture ends
+ * the graph comes back through hipStreamEndCapture; an invalidated capture
+ * frees it there, the caller's graph included (hipamd deletes the capture
+ * graph), so the caller's handle is then no graph. */
+hipError_t hipStreamBeginCaptureToGraph(hipStream_t stream, hipGraph_t graph,
+                                        const hipGraphNode_t *dependencies,
+                                        const hipGraphEdgeData *dependencyData,
+                                        size_t numDependencies, hipStreamCaptureMode mode) {
+    HIP_INIT_API();
+    if (dependencyData) return hipErrorNotSupported;
+    if (!graph || (!dependencies && numDependencies) || (dependencies && !numDependencies))
+        return hipErrorInvalidValue;
+    /* hipamd casts the graph and reads its nodes: a handle that is no graph
+     * is refused here */
+    if (!hip_graph_valid(graph)) HIP_RETURN(hipErrorInvalidValue);
+    HIP_RETURN_ONFAIL(begin_capture(stream, mode, graph));
+    if (!dependencies) HIP_RETURN(hipSuccess);
+    HIP_RETURN(hipStreamUpdateCaptureDependencies(stream, (hipGraphNode_t *)dependencies,
+                                                  numDependencies, hipStreamSetCaptureDependencies));
+}
+#endif
 
 static hipError_t capture_info(hipStream_t stream, hipStreamCaptureStatus *status_out,
                                unsigned long long *id, hipGraph_t *graph,

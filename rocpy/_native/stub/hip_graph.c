@@ -37,6 +37,9 @@ void hip_node_release_params(struct hipGraphNode *n) {
 hipError_t hip_node_copy_params(const struct hipGraphNode *src, struct hipGraphNode *dst) {
     dst->type = src->type;
     dst->copy1d = src->copy1d;
+    dst->drv = src->drv;
+    dst->kattr = src->kattr;          /* hipamd's GraphKernelNode copy: CopyAttr */
+    dst->kattr_id = src->kattr_id;
     if (src->type == hipGraphNodeTypeKernel) return hip_launch_copy(&src->p.kernel, &dst->p.kernel);
     if (src->type == hipGraphNodeTypeGraph) return hip_graph_clone(src->p.child, &dst->p.child);
     dst->p = src->p;
@@ -116,6 +119,13 @@ static struct hipGraphNode *node_new(hipGraphNodeType type) {
     struct hipGraphNode *n = calloc(1, sizeof *n);
     if (n) n->type = type;
     return n;
+}
+
+struct hipGraphNode *hip_node_alloc(hipGraphNodeType type) { return node_new(type); }
+
+hipError_t hip_graph_add(hipGraph_t g, const hipGraphNode_t *deps, size_t ndeps,
+                         struct hipGraphNode *n, hipGraphNode_t *out) {
+    return add_node(g, deps, ndeps, n, out);
 }
 
 hipError_t hip_kernel_node_prepare(const hipKernelNodeParams *p, hip_launch_t *out) {

@@ -15,6 +15,9 @@ struct hipGraphNode {
     hip_ptrvec_t deps;                /* nodes this one waits for */
     hip_ptrvec_t outs;                /* nodes waiting for this one */
     hipKernelNodeParams kparams;      /* as given, for hipGraphKernelNodeGetParams */
+    hipKernelNodeAttrValue kattr;     /* kernel nodes: the attribute set (hip_graph_kattr.c) */
+    int kattr_id;                     /* which one (0: none; hipamd's kernelAttrInUse_) */
+    bool drv;                         /* p.drvcopy: a hipDrvGraphAddMemcpyNode node (hip_graph_drvnode.c) */
     union {
         hip_launch_t kernel;
         hipMemcpy3DParms copy;
@@ -23,6 +26,10 @@ struct hipGraphNode {
         hipHostNodeParams host;
         hipEvent_t event;
         hipGraph_t child;             /* the node's own clone of the child graph */
+        HIP_MEMCPY3D drvcopy;         /* drv: as given (hipDrvGraphMemcpyNodeGetParams) */
+#ifdef ROCPY_HAVE_hipBatchMemOpNodeParams
+        hipBatchMemOpNodeParams batch;  /* hip_batch_memop.c: paramArray is the caller's */
+#endif
     } p;
 };
 
@@ -44,6 +51,11 @@ struct ihipGraph {
     hip_user_refs_t *user_objects;    /* references it owns (hip_user_object.c) */
 };
 
+/* Node kinds made in other files: a zeroed node of that type, and linking it
+ * into g under deps (hipamd's ihipGraphAddNode checks; freed on failure). */
+struct hipGraphNode *hip_node_alloc(hipGraphNodeType type);
+hipError_t hip_graph_add(hipGraph_t g, const hipGraphNode_t *deps, size_t ndeps,
+                         struct hipGraphNode *n, hipGraphNode_t *out);
 /* Copy a node's parameters (deep for kernels); edges are not copied. */
 hipError_t hip_node_copy_params(const struct hipGraphNode *src, struct hipGraphNode *dst);
 void hip_node_release_params(struct hipGraphNode *n);
@@ -66,5 +78,11 @@ hipError_t hip_graph_clone(hipGraph_t g, hipGraph_t *out);
 /* g's nodes in a topological order (creation order among ready nodes);
  * false on a cycle.  order holds g->nodes.n entries; g locked by the caller. */
 bool hip_graph_order(struct ihipGraph *g, struct hipGraphNode **order);
+/* A drv memcpy node's copy as an op (NULL op for an empty extent). */
+hipError_t hip_drv_memcpy_node_op(const HIP_MEMCPY3D *c, hip_op_t **out);
+#ifdef ROCPY_HAVE_hipBatchMemOpNodeParams
+/* Enqueue a batch memory operation node's operations (hip_batch_memop.c). */
+hipError_t hip_batch_node_enqueue(hip_stream_t *s, const hipBatchMemOpNodeParams *p);
+#endif
 
 #endif

@@ -157,6 +157,10 @@ static hipError_t enqueue_node(hip_stream_t *s, struct hipGraphNode *n) {
     case hipGraphNodeTypeKernel:
         return hip_launch_enqueue(s, &n->p.kernel);
     case hipGraphNodeTypeMemcpy:
+        if (n->drv) {
+            status = hip_drv_memcpy_node_op(&n->p.drvcopy, &op);
+            break;
+        }
         if (!n->copy1d) {
             status = hip_memcpy3d_op(&n->p.copy, &op);
             break;
@@ -187,6 +191,10 @@ static hipError_t enqueue_node(hip_stream_t *s, struct hipGraphNode *n) {
         break;
     case hipGraphNodeTypeGraph:
         return enqueue_child(s, n->p.child);
+#ifdef ROCPY_HAVE_hipBatchMemOpNodeParams
+    case hipGraphNodeTypeBatchMemOp:
+        return hip_batch_node_enqueue(s, &n->p.batch);
+#endif
     default:
         break;
     }
@@ -266,6 +274,7 @@ static hipError_t exec_update(hipGraphExec_t x, hipGraph_t g, hipGraphNode_t *er
         }
         hip_node_release_params(&x->nodes[i]);
         x->nodes[i].p = fresh.p;
+        x->nodes[i].drv = fresh.drv;
     }
     if (status == hipSuccess) *result = hipGraphExecUpdateSuccess;
     pthread_mutex_unlock(&g->lock);

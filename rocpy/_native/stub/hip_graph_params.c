@@ -35,7 +35,7 @@ static struct hipGraphNode *copy1d_node(struct hipGraphNode *n) {
 }
 
 static struct hipGraphNode *copy3d_node(struct hipGraphNode *n) {
-    return n && !n->copy1d ? n : NULL;
+    return n && !n->copy1d && !n->drv ? n : NULL;   /* drv: hip_graph_drvnode.c */
 }
 
 /* ---- kernel nodes ----------------------------------------------------- */

@@ -273,6 +273,12 @@ bool hip_array_storage(const void *array, char **data, size_t *row, size_t *rows
 bool hip_array_describe(const void *array, HIP_ARRAY3D_DESCRIPTOR *d, hipChannelFormatDesc *cd);
 /* Validate a hipMemcpy3DParms (pointers, not arrays) and build its op. */
 hipError_t hip_memcpy3d_op(const hipMemcpy3DParms *p, hip_op_t **out);
+/* A stream wait (wait) or write of a size-byte word at ptr (tracked memory,
+ * a known wait condition), not yet submitted (hip_stream_value.c). */
+hipError_t hip_value_op(bool wait, void *ptr, uint64_t value, uint64_t mask, unsigned flags,
+                        size_t size, hip_op_t **out);
+/* A driver-style 3-D copy (HIP_MEMCPY3D) as hipMemcpy3D's parameters (hip_memcpy_param.c). */
+hipError_t hip_drv_memcpy3d_parms(const HIP_MEMCPY3D *c, hipMemcpy3DParms *out);
 hipError_t hip_memset_validate(void *dst, size_t elem, size_t width, size_t height,
                                size_t pitch);
 /* hipMemset2D(Async)'s fill on a stream handle: capture, checks, the op

@@ -42,14 +42,20 @@ static hipError_t to_pitched(const drv_side_t *d, size_t width, size_t height, s
     }
 }
 
+static hipError_t drv_parms(const drv_side_t *src, const drv_side_t *dst, size_t width,
+                            size_t height, size_t depth, hipMemcpy3DParms *p) {
+    memset(p, 0, sizeof *p);
+    HIP_RETURN_ONFAIL(to_pitched(src, width, height, depth, &p->srcPtr, &p->srcPos));
+    HIP_RETURN_ONFAIL(to_pitched(dst, width, height, depth, &p->dstPtr, &p->dstPos));
+    p->extent = (hipExtent){width, height, depth};
+    p->kind = hipMemcpyDefault;
+    return hipSuccess;
+}
+
 static hipError_t drv_copy(hipStream_t stream, const drv_side_t *src, const drv_side_t *dst,
                            size_t width, size_t height, size_t depth, bool sync_api) {
     hipMemcpy3DParms p;
-    memset(&p, 0, sizeof p);
-    HIP_RETURN_ONFAIL(to_pitched(src, width, height, depth, &p.srcPtr, &p.srcPos));
-    HIP_RETURN_ONFAIL(to_pitched(dst, width, height, depth, &p.dstPtr, &p.dstPos));
-    p.extent = (hipExtent){width, height, depth};
-    p.kind = hipMemcpyDefault;
+    HIP_RETURN_ONFAIL(drv_parms(src, dst, width, height, depth, &p));
     return hip_memcpy_3d(stream, &p, sync_api);
 }
 
@@ -78,13 +84,24 @@ hipError_t hipDrvMemcpy2DUnaligned(const hip_Memcpy2D *pCopy) {
     HIP_RETURN(param_2d(pCopy, NULL, true));
 }
 
-static hipError_t drv_3d(const HIP_MEMCPY3D *c, hipStream_t stream, bool sync_api) {
+static void drv_3d_sides(const HIP_MEMCPY3D *c, drv_side_t *src, drv_side_t *dst) {
+    *src = (drv_side_t){c->srcMemoryType, c->srcHost, c->srcDevice, c->srcArray,
+                        c->srcXInBytes, c->srcY, c->srcZ, c->srcPitch, c->srcHeight};
+    *dst = (drv_side_t){c->dstMemoryType, c->dstHost, c->dstDevice, c->dstArray,
+                        c->dstXInBytes, c->dstY, c->dstZ, c->dstPitch, c->dstHeight};
+}
+
+hipError_t hip_drv_memcpy3d_parms(const HIP_MEMCPY3D *c, hipMemcpy3DParms *out) {
     if (!c) return hipErrorInvalidValue;
-    drv_side_t src = {c->srcMemoryType, c->srcHost, c->srcDevice, c->srcArray,
-                      c->srcXInBytes, c->srcY, c->srcZ, c->srcPitch, c->srcHeight};
-    drv_side_t dst = {c->dstMemoryType, c->dstHost, c->dstDevice, c->dstArray,
-                      c->dstXInBytes, c->dstY, c->dstZ, c->dstPitch, c->dstHeight};
-    return drv_copy(stream, &src, &dst, c->WidthInBytes, c->Height, c->Depth, sync_api);
+    drv_side_t src, dst;
+    drv_3d_sides(c, &src, &dst);
+    return drv_parms(&src, &dst, c->WidthInBytes, c->Height, c->Depth, out);
+}
+
+static hipError_t drv_3d(const HIP_MEMCPY3D *c, hipStream_t stream, bool sync_api) {
+    hipMemcpy3DParms p;
+    HIP_RETURN_ONFAIL(hip_drv_memcpy3d_parms(c, &p));
+    return hip_memcpy_3d(stream, &p, sync_api);
 }
 
 hipError_t hipDrvMemcpy3D(const HIP_MEMCPY3D *pCopy) {

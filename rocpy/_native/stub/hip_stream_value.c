@@ -51,19 +51,31 @@ static void run_write(hip_op_t *op) {
         atomic_store((_Atomic uint64_t *)v->ptr, v->value);
 }
 
-static hipError_t stream_op(hipStream_t stream, bool wait, void *ptr, uint64_t value,
-                            uint64_t mask, unsigned flags, size_t size) {
+hipError_t hip_value_op(bool wait, void *ptr, uint64_t value, uint64_t mask, unsigned flags,
+                        size_t size, hip_op_t **out) {
     stub_alloc_t a;
     if (!ptr || !stub_mem_find(ptr, &a) || (uintptr_t)ptr - a.base + size > a.size)
         return hipErrorInvalidValue;
     if (wait && flags != hipStreamWaitValueGte && flags != hipStreamWaitValueEq &&
         flags != hipStreamWaitValueAnd && flags != hipStreamWaitValueNor)
         return hipErrorInvalidValue;
-    hip_stream_t *s;
-    HIP_RETURN_ONFAIL(hip_stream_resolve(stream, &s));
     hip_op_t *op = hip_op_new(wait ? run_wait : run_write, sizeof(value_op_t));
     if (!op) return hipErrorOutOfMemory;
     *HIP_OP_DATA(op, value_op_t) = (value_op_t){ptr, value, mask, flags, size};
+    *out = op;
+    return hipSuccess;
+}
+
+static hipError_t stream_op(hipStream_t stream, bool wait, void *ptr, uint64_t value,
+                            uint64_t mask, unsigned flags, size_t size) {
+    hip_op_t *op;
+    HIP_RETURN_ONFAIL(hip_value_op(wait, ptr, value, mask, flags, size, &op));
+    hip_stream_t *s;
+    hipError_t status = hip_stream_resolve(stream, &s);
+    if (status != hipSuccess) {
+        hip_op_unref(op);
+        return status;
+    }
     hip_stream_submit(s, op);
     return hipSuccess;
 }

@@ -162,6 +162,34 @@ static const rule_row_t rules[STUB_RULE_COUNT] = {
     [STUB_RULE_HIPRTC_RDC_GIVES_BITCODE] = {
         "hiprtcCompileProgram with -fgpu-rdc gives bitcode (hiprtcGetBitcode) and no code",
         RELEASE(5, 3), "hipamd 78fe2cca src/hiprtc/hiprtc.cpp hiprtcCompileProgram (fgpu_rdc)"},
+    /* 5.3-5.4: an access policy window with a NULL base_ptr is
+     * hipErrorInvalidResourceHandle (Set and Get) and nothing records which
+     * attribute was set; 5.2 has no such functions (answered as 5.3) */
+    [STUB_RULE_KERNEL_ATTR_IN_USE] = {
+        "a kernel node keeps the one attribute set: Get of another is hipErrorInvalidValue, "
+        "Copy onto another is hipErrorInvalidContext; the window's hitRatio > 1, a persisting "
+        "missProp and num_bytes with hitRatio 0 are refused", RELEASE(5, 5),
+        "hipamd src/hip_graph_internal.hpp hipGraphKernelNode::SetAttrParams/GetAttrParams/CopyAttr"},
+    [STUB_RULE_KERNEL_ATTR_WINDOW_LIMITS] = {
+        "hipGraphKernelNodeSetAttribute refuses a window with hitRatio < 0 or num_bytes past "
+        "the maximum window (1024 bytes; from 6.2 the device's accessPolicyMaxWindowSize, 0)",
+        RELEASE(5, 7), "clr hipamd/src/hip_graph_internal.hpp hipGraphKernelNode::SetAttrParams"},
+    /* clr f40c380cd (SWDEV-421025); its range test `priority < Priority::Low (1)
+     * || priority > Priority::High (-1)` holds for every int, so Set refuses
+     * every priority (still so in rocm-systems' newest) */
+    [STUB_RULE_KERNEL_ATTR_PRIORITY] = {
+        "hipGraphKernelNode{Get,Set}Attribute take hipLaunchAttributePriority (Set refuses every "
+        "value), refuse a node that is not a kernel node, and check the window against the "
+        "device's accessPolicyMaxWindowSize (0)", RELEASE(6, 2),
+        "clr hipamd/src/hip_graph.cpp hipGraphKernelNodeSetAttribute, GraphKernelNode::SetAttrParams"},
+    /* 6.4-7.2: `operation == hipStreamMemOpBarrier || hipStreamMemOpFlushRemoteWrites`
+     * is always true, so every batch is hipErrorInvalidValue; fixed by
+     * rocm-systems PR #3099 (ROCM-2428, merged 2026-02-05, after the 7.2
+     * release: taken as 7.3) */
+    [STUB_RULE_BATCH_MEM_OP_CHECKS_EACH_OP] = {
+        "hipStreamBatchMemOp refuses only barrier and flush-remote-writes operations "
+        "(before: every operation)", RELEASE(7, 3),
+        "rocm-systems projects/clr/hipamd/src/hip_stream_ops.cpp ihipBatchMemOperation"},
 };
 
 /* Info attributes ROCr added after 5.2, with the first release whose
