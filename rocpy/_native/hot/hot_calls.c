@@ -117,7 +117,7 @@ static PyObject *copy_stream_type, *copy_buffer_types, *copy_array_type, *copy_b
 
 /* register_copy_types(stream_type, buffer_sides, array_type, bytes_types): the exact
  * types copy_async takes: rocpy buffers ({type: 1 device, 0 host, -1 either (managed)},
- * memory.py `_ENDPOINT_SIDE`), numpy.ndarray (held itself, as the Python path holds it)
+ * _copy.py `ENDPOINT_SIDE`), numpy.ndarray (held itself, as the Python path holds it)
  * and bytes-like types (held through a memoryview, as the Python path does). */
 PyObject *register_copy_types(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -146,7 +146,7 @@ static int buffer_side(PyObject *b)
 }
 
 /* The explicit hipMemcpyKind where both sides are known (HtoH 0, HtoD 1, DtoH 2, DtoD 3:
- * src * 2 + dst), else hipMemcpyDefault (4): memory.py `_memcpy_kind`, the one rule. */
+ * src * 2 + dst), else hipMemcpyDefault (4): _copy.py `memcpy_kind`, the one rule. */
 static int memcpy_kind(int src_side, int dst_side)
 {
     return src_side < 0 || dst_side < 0 ? 4 : src_side * 2 + dst_side;
@@ -352,10 +352,10 @@ static long int_attr(PyObject *o, PyObject *name)
 }
 
 /* buf.copy_to(other) / buf.copy_from(other) with no stream: 1 done, 0 not this case
- * (nothing done: memory.py `_on_null` handles it), -1 error.  The case: the ends as
+ * (nothing done: _copy.py `on_null` handles it), -1 error.  The case: the ends as
  * copy_async takes them, the device (buf's, else other's) current on this thread as
  * rocpy set it (`use_device`), no capture by rocpy, and nothing rocpy enqueued on that
- * device pending (hot_idle.c): then `_on_null` would neither wait first nor find
+ * device pending (hot_idle.c): then `on_null` would neither wait first nor find
  * anything held on the null stream, and hipMemcpy is the whole call. */
 int copy_sync_core(PyObject *buf, PyObject *other, int to_other)
 {
