@@ -6,7 +6,7 @@
 #   bash ../shared/tools/device-kit.sh fetch .devkit      # once, where pip works
 #   bash benchmarks/device/h200.sh OUTDIR [pytest args]   # on the GPU machine
 #
-# OUTDIR receives (9 files: what the device tool brings back): build.log (machine,
+# OUTDIR receives (10 files: what the device tool brings back): build.log (machine,
 # build, backend, the C reference's own run), tests.log (the conformance tests, then
 # the reliability ones: misuse, kernel and thread tests on the real runtime),
 # table.txt (benchmarks/table.py: every case, rocpy / ROCPY_HOT=0 / raw / cuda.core /
@@ -15,7 +15,9 @@
 # the C reference benchmarks/c/hip_ref.c, empty and 4-argument launches, copies,
 # event and stream queries, in one process), hip_overhead-stub.json (the same overhead
 # cases on the stub, for the stub goal), bench-python.json (the same with
-# ROCPY_HOT=0: the pure-Python path, for before/after in one run), info.json.
+# ROCPY_HOT=0: the pure-Python path, for before/after in one run), info.json,
+# wait_experiment.json (benchmarks/device/wait_experiment.py: large copies + sync with
+# and without the wait's long spin, against raw).
 set -uo pipefail
 out=${1:?usage: h200.sh OUTDIR [pytest args]}; shift || true
 mkdir -p "$out"
@@ -27,6 +29,7 @@ export CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 {
   date -u +%FT%TZ
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+  echo "transparent hugepages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>&1)"
   python3 --version
   python3 setup.py -q build_ext --inplace 2>&1 | grep -E "error|Error" || true
   ls rocpy/*.so
@@ -51,6 +54,8 @@ ROCPY_HOT=0 timeout 300 python3 -m rocpy bench --compare --plain --no-progress \
 python3 benchmarks/table.py "$out/bench.json" "$out/bench-python.json" \
   "$out/hip_overhead-stub.json" > "$out/table.txt" \
   2>> "$out/build.log"
+timeout 60 python3 benchmarks/device/wait_experiment.py --json "$out/wait_experiment.json" \
+  >> "$out/build.log" 2>&1
 timeout 60 python3 -m rocpy info --json > "$out/info.json" 2>>"$out/build.log"
 grep -E "^== |passed|failed" "$out/tests.log" | tail -6
 tail -14 "$out/table.txt"
