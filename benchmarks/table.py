@@ -90,9 +90,28 @@ def main(argv: list[str]) -> int:
         worst = min(big, key=lambda x: x[1])
         print(f"# copies >= 64 MiB: {sum(r >= 0.99 for _, r in big)} of {len(big)} at >= 99 % "
               f"of C; worst {worst[0]} {100 * worst[1]:.1f} %")
+        vs_raw = [(name, med[name]["raw"] / med[name]["rocpy"]) for name, n in sizes.items()
+                  if n and n >= 64 << 20 and med[name].get("rocpy") and med[name].get("raw")]
+        if vs_raw:
+            worst = min(vs_raw, key=lambda x: x[1])
+            print(f"# copies >= 64 MiB against raw: {sum(r >= 0.99 for _, r in vs_raw)} of "
+                  f"{len(vs_raw)} at >= 99 % of raw; worst {worst[0]} {100 * worst[1]:.1f} %")
+    for ref in d.get("references") or []:
+        _pageable_experiment((ref.get("metrics") or {}).get("pageable_experiment"))
     if len(argv) > 2:
         _stub_goal(argv[2])
     return 0
+
+
+def _pageable_experiment(exp: dict | None) -> None:
+    """hip_ref.c's pageable copies four ways (buffer: malloc or numpy's MADV_HUGEPAGE;
+    call: hipMemcpy or the bench's hipMemcpyAsync + hipStreamSynchronize), us."""
+    if not exp:
+        return
+    print(f"# pageable copies in C, us (transparent hugepages: {exp.get('thp', '?')}):")
+    keys = [k for k in exp if k != "thp"]
+    for k in keys:
+        print(f"#   {k:36s} {exp[k]:10.1f}")
 
 
 STUB_RATIO = 1.15

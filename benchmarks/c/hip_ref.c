@@ -10,7 +10,17 @@
  *                   KERNEL_FILE has one (rocpy bench's kernels do): its arguments packed
  *                   once into one buffer passed through `extra`, as rocpy passes them
  *   copy_latency    4-byte pinned host-to-device hipMemcpy
- *   copy_<dir>      hipMemcpy over sizes (GB/s): h2d/d2h pinned and pageable, d2d
+ *   bandwidth_gbps  copies over sizes (GB/s): h2d/d2h pinned and pageable, d2d, the
+ *                   operation of rocpy bench's copy cases (rocpy/bench/cases/copy.py): a
+ *                   batch of hipMemcpyAsync on the non-blocking stream (as many as the
+ *                   bench batches: ops_for) and one hipStreamSynchronize, from a pageable
+ *                   buffer made as numpy makes a large array (malloc, MADV_HUGEPAGE from
+ *                   4 MiB up: numpy's default on Linux), touched before timing
+ *   pageable_experiment  64 and 256 MiB (--quick: 4 and 16) pageable copies each way, four ways: {malloc,
+ *                   malloc + MADV_HUGEPAGE} x {hipMemcpy + hipDeviceSynchronize (what
+ *                   this program timed before 2026-12-02 session 4), hipMemcpyAsync +
+ *                   hipStreamSynchronize (the bench)}: which of the two explains pageable
+ *                   copies in C being faster than every Python caller's; microseconds
  * Built by benchmarks/c/hip_ref.sh for the backend at hand.
  */
 #define _GNU_SOURCE
@@ -18,7 +28,58 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdint.h>
+#include <sys/mman.h>
+
 #include "bench_ref.h"
+
+/* A pageable buffer as numpy allocates a large array: malloc, then (numpy's
+ * indicate_hugepages, from 4 MiB up, on by default on Linux) MADV_HUGEPAGE from the
+ * first page boundary in it; or plain malloc.  Touched (memset) either way. */
+static void *pageable_alloc(size_t size, int hugepage)
+{
+    char *p = malloc(size);
+    if (!p) {
+        fprintf(stderr, "malloc(%zu) failed\n", size);
+        exit(1);
+    }
+#ifdef MADV_HUGEPAGE
+    if (hugepage && size >= (4u << 20)) {
+        size_t offset = 4096 - ((uintptr_t)p % 4096);
+        madvise(p + offset, size - offset, MADV_HUGEPAGE);
+    }
+#else
+    (void)hugepage;
+#endif
+    memset(p, 1, size);
+    return p;
+}
+
+/* rocpy bench's copies per timed call (rocpy/bench/cases/copy.py ops_for) */
+static int ops_for(size_t size)
+{
+    size_t n = (4u << 20) / (size ? size : 1);
+    return n < 1 ? 1 : n > 16 ? 16 : (int)n;
+}
+
+/* One timed sample of a copy, microseconds per copy: `ops` hipMemcpyAsync on `stream`
+ * and one hipStreamSynchronize (async), or one hipMemcpy and hipDeviceSynchronize. */
+static double copy_sample(void *dst, void *src, size_t size, hipMemcpyKind kind, int ops,
+                          int async, hipStream_t stream)
+{
+    double t0 = now_us();
+    if (async) {
+        for (int i = 0; i < ops; i++)
+            CHECK(hipMemcpyAsync(dst, src, size, kind, stream));
+        CHECK(hipStreamSynchronize(stream));
+    } else {
+        for (int i = 0; i < ops; i++)
+            CHECK(hipMemcpy(dst, src, size, kind));
+        /* a device-to-device hipMemcpy may return before the copy ends */
+        CHECK(hipDeviceSynchronize());
+    }
+    return (now_us() - t0) / ops;
+}
 
 typedef struct { const char *name; hipMemcpyKind kind; int pinned; } direction_t;
 
@@ -97,8 +158,7 @@ int main(int argc, char **argv) {
     CHECK(hipMalloc(&dev_a, max_size));
     CHECK(hipMalloc(&dev_b, max_size));
     CHECK(hipHostMalloc(&pinned, max_size, 0));
-    pageable = malloc(max_size);
-    memset(pageable, 1, max_size);
+    pageable = pageable_alloc(max_size, 1);
     memset(pinned, 1, max_size);
     /* small-copy latency */
     for (int r = 0; r < reps; r++) {
@@ -121,21 +181,50 @@ int main(int argc, char **argv) {
             void *dst = dirs[d].kind == hipMemcpyDeviceToHost ? host : dev_b;
             void *src = dirs[d].kind == hipMemcpyHostToDevice ? host : dev_a;
             int n = size >= (64u << 20) ? (quick ? 3 : 10) : reps / 4 + 3;
-            CHECK(hipMemcpy(dst, src, size, dirs[d].kind));       /* warm-up */
-            CHECK(hipDeviceSynchronize());
-            for (int r = 0; r < n; r++) {
-                double t0 = now_us();
-                CHECK(hipMemcpy(dst, src, size, dirs[d].kind));
-                /* a device-to-device hipMemcpy may return before the copy ends */
-                CHECK(hipDeviceSynchronize());
-                samples[r] = now_us() - t0;
-            }
+            int ops = ops_for(size);
+            copy_sample(dst, src, size, dirs[d].kind, ops, 1, stream);   /* warm-up */
+            for (int r = 0; r < n; r++)
+                samples[r] = copy_sample(dst, src, size, dirs[d].kind, ops, 1, stream);
             printf("%s\"%zu\": %.3f", first ? "" : ", ", size, size / median(samples, n) / 1e3);
             first = 0;
         }
         printf("}%s\n", d + 1 < sizeof dirs / sizeof dirs[0] ? "," : "");
     }
-    printf("  }\n}\n");
+    printf("  },\n");
+
+    /* which of buffer and call makes C's pageable copies faster than the bench's */
+    printf("  \"pageable_experiment\": {");
+    const char *thp_path = "/sys/kernel/mm/transparent_hugepage/enabled";
+    char thp[128] = "";
+    FILE *f = fopen(thp_path, "r");
+    if (f) {
+        if (!fgets(thp, sizeof thp, f))
+            thp[0] = 0;
+        fclose(f);
+        thp[strcspn(thp, "\n\"")] = 0;
+    }
+    printf("\"thp\": \"%s\"", thp);
+    for (int huge = 0; huge < 2; huge++) {
+        size_t lo = quick ? (4u << 20) : (64u << 20), hi = quick ? (16u << 20) : (256u << 20);
+        for (size_t size = lo; size <= hi && size <= max_size; size *= 4) {
+            void *host = pageable_alloc(size, huge);
+            for (int way = 0; way < 2; way++) {
+                hipMemcpyKind kind = way ? hipMemcpyDeviceToHost : hipMemcpyHostToDevice;
+                for (int async = 0; async < 2; async++) {
+                    void *dst = way ? host : dev_b, *src = way ? dev_a : host;
+                    int n = quick ? 3 : size > lo ? 5 : 10;
+                    copy_sample(dst, src, size, kind, 1, async, stream);    /* warm-up */
+                    for (int r = 0; r < n; r++)
+                        samples[r] = copy_sample(dst, src, size, kind, 1, async, stream);
+                    printf(", \"%s %s %s %zu MiB\": %.1f", way ? "d2h" : "h2d",
+                           huge ? "hugepage" : "malloc", async ? "async" : "hipMemcpy",
+                           size >> 20, median(samples, n));
+                }
+            }
+            free(host);
+        }
+    }
+    printf("}\n}\n");
     CHECK(hipFree(dev_a));
     CHECK(hipFree(dev_b));
     CHECK(hipHostFree(pinned));

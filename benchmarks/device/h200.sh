@@ -6,7 +6,8 @@
 #   bash ../shared/tools/device-kit.sh fetch .devkit      # once, where pip works
 #   bash benchmarks/device/h200.sh OUTDIR [pytest args]   # on the GPU machine
 #
-# OUTDIR receives (9 files: what the device tool brings back): build.log (machine,
+# OUTDIR receives 9 files (the device tool brings back 8: tests.log is left out, its
+# summary and failures are appended to build.log): build.log (machine,
 # build, backend, the C reference's own run), tests.log (the conformance tests, then
 # the reliability ones: misuse, kernel and thread tests on the real runtime),
 # table.txt (benchmarks/table.py: every case, rocpy / ROCPY_HOT=0 / raw / cuda.core /
@@ -15,7 +16,11 @@
 # the C reference benchmarks/c/hip_ref.c, empty and 4-argument launches, copies,
 # event and stream queries, in one process), hip_overhead-stub.json (the same overhead
 # cases on the stub, for the stub goal), bench-python.json (the same with
-# ROCPY_HOT=0: the pure-Python path, for before/after in one run), info.json.
+# ROCPY_HOT=0: the pure-Python path, for before/after in one run), info.json; build.log
+# also has benchmarks/device/wait_experiment.py's table (large copies + sync with and
+# without the wait's long spin, against raw) and the host's NUMA layout (pageable copies
+# are a CPU copy into the runtime's staging buffers: where the pages and the thread are
+# moves them by 30 % between processes of one run, 2026-12-02 session 4).
 set -uo pipefail
 out=${1:?usage: h200.sh OUTDIR [pytest args]}; shift || true
 mkdir -p "$out"
@@ -27,6 +32,9 @@ export CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 {
   date -u +%FT%TZ
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+  echo "transparent hugepages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>&1)"
+  lscpu 2>/dev/null | grep -i numa
+  command -v numactl >/dev/null && numactl -H | head -4
   python3 --version
   python3 setup.py -q build_ext --inplace 2>&1 | grep -E "error|Error" || true
   ls rocpy/*.so
@@ -51,6 +59,8 @@ ROCPY_HOT=0 timeout 300 python3 -m rocpy bench --compare --plain --no-progress \
 python3 benchmarks/table.py "$out/bench.json" "$out/bench-python.json" \
   "$out/hip_overhead-stub.json" > "$out/table.txt" \
   2>> "$out/build.log"
+timeout 60 python3 benchmarks/device/wait_experiment.py >> "$out/build.log" 2>&1
+grep -E "^== |passed|failed|FAILED|ERROR" "$out/tests.log" >> "$out/build.log"
 timeout 60 python3 -m rocpy info --json > "$out/info.json" 2>>"$out/build.log"
 grep -E "^== |passed|failed" "$out/tests.log" | tail -6
 tail -14 "$out/table.txt"

@@ -29,7 +29,7 @@ and marks the device (`mark`; `Stream._hold` and the compiled hold do).
 
 Null-stream idle state (`mark`, `marks`, `cover`, `idle`): per device, the
 enqueues rocpy made and the count a completed null-stream wait covered.  A
-synchronous copy or fill (`rocpy.hip.memory._on_null`) waits first,
+synchronous copy or fill (`rocpy.hip._copy.on_null`) waits first,
 interruptibly, only where they differ; see rocpy/_native/hot/hot_idle.c.  The
 compiled counters serve every path wherever `rocpy._hot` is built (in use or
 not), so streams made under `rocpy._hotpath.disabled` mark the same counters.

@@ -49,7 +49,7 @@ def _install(hot: Any) -> None:
     from ._api import api
     from ._calls import _address
     from ._stream_order import _OrderedHandle
-    from . import memory
+    from . import _copy, memory
     from .event import Event
     from .stream import Stream
     not_ready = api().not_ready
@@ -66,7 +66,7 @@ def _install(hot: Any) -> None:
     setattr(Stream, "query", hot.method(2, _address("hipStreamQuery"), PYTHON["Stream.query"],
                                         not_ready, _OrderedHandle.__dict__["_pending"],
                                         PendingList.__dict__["_entries"]))
-    memory._bind_copy_async()              # registers the types the compiled copy takes
+    _copy.bind_copy_async()               # registers the types the compiled copy takes
     buffer = memory.Buffer
     memcpy = _address("hipMemcpyAsync")
     for kind, name in ((3, "copy_from"), (4, "copy_to")):

@@ -109,6 +109,19 @@ class _OrderedHandle(Handle):
         if len(u) >= lane.limit:
             self._fence()
 
+    def _hold_pair(self, a: Any, b: Any) -> None:
+        """`_hold` of ``(a, b)``; nothing new when the unfenced batch's last item is
+        already that pair (the same objects), which stays held until a fence recorded
+        after this work too (the compiled ``lane_hold_pair``, hot_lane.c: the one rule)."""
+        lane = self._lane
+        u = lane.box[0]
+        if u:
+            last = u[-1]
+            if type(last) is tuple and len(last) == 2 and last[0] is a and last[1] is b:
+                _mark(lane.dev)
+                return
+        self._hold((a, b))
+
     def _keep_alive(self, *objs: Any) -> None:
         """The `rocpy._keepalive.Timeline` contract: keep ``objs`` until the enqueued
         work completes, fencing now (what `Handle.close(stream=)` uses)."""

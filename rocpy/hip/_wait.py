@@ -18,10 +18,18 @@ from typing import Any
 from ._api import api
 
 # Query spin before the hand-off to a helper thread: waits that end within it cost
-# what a plain (spinning) synchronize costs, no thread wake-up; longer ones pay one
-# wake-up (tens of microseconds on a VM), under 1 % of the wait.  50 us made
+# what a plain (spinning) synchronize costs, no thread wake-up.  50 us made
 # 256 MiB-1 GiB device copies 5-7 % slower than raw on the H200 (2026-12-01 run).
 SPIN_NS = 2_000_000
+# A wait still running after SPIN_NS is a long one: it keeps spinning (the query,
+# yielding between queries) in slices of SPIN_SLICE_NS, back in Python between slices
+# (Ctrl-C), up to LONG_SPIN_NS in all, and only then goes to the helper.  The
+# hand-off cost 85-137 us at its end on the H200 (pinned 256 MiB-1 GiB copies 1.7 %
+# slower than raw's hipStreamSynchronize, 2026-12-02 session 3), which past
+# LONG_SPIN_NS is under 0.3 % of the wait.  Waits that ask to block (events made with
+# blocking=True) go to the helper after SPIN_NS, as before.
+LONG_SPIN_NS = 50_000_000
+SPIN_SLICE_NS = 10_000_000
 SLICE_NS = 20_000_000     # one slice: KeyboardInterrupt within ~20 ms
 
 STREAM, EVENT, DEVICE, STREAM_POLL = 0, 1, 2, 3
@@ -39,11 +47,12 @@ _abandoned_lock = threading.Lock()
 _tls = threading.local()
 
 
-def wait(kind: int, handle: Any, device: int, pin: Any = None) -> int:
+def wait(kind: int, handle: Any, device: int, pin: Any = None, long_spin: bool = True) -> int:
     """Wait for a stream (``handle`` a ``hipStream_t``, NULL: the legacy null
     stream of ``device``), an event, or ``device`` (handle NULL); the blocking
-    call's status.  ``pin``: the `Handle` owning ``handle``, held while a helper
-    uses it."""
+    call's status.  ``pin``: the `Handle` owning ``handle``, held while this
+    wait or a helper uses it past the first spin.  ``long_spin`` False: to the
+    helper right after `SPIN_NS` (a wait that asked to block)."""
     lib = api().lib
     if _abandoned:
         poll_abandoned()
@@ -68,10 +77,15 @@ def wait(kind: int, handle: Any, device: int, pin: Any = None) -> int:
         pin._pin()                 # ClosedError if closed meanwhile: nothing started yet
         pinned = pin
     try:
-        while True:
-            r = lib.rocpy_wait(job, kind, handle, device, 0, SLICE_NS, status)
+        spun = SPIN_NS
+        while long_spin and kind in (STREAM, EVENT) and spun < LONG_SPIN_NS:
+            # the spin again (no job yet): 0 done, 1 not yet
+            r = lib.rocpy_wait(job, kind, handle, device, SPIN_SLICE_NS, SLICE_NS, status)
             if r != 1:
                 break
+            spun += SPIN_SLICE_NS
+        while r == 1:
+            r = lib.rocpy_wait(job, kind, handle, device, 0, SLICE_NS, status)
     except BaseException:
         if job[0] != ffi.NULL:     # the job (and its box) stay with the helper's call
             with _abandoned_lock:

@@ -559,6 +559,8 @@ class Device(Handle):
             # across a reset: release them now, or they leak
             self.invalidate_descendants(f"Device({self._index}).reset() destroyed it",
                                         release_survivors=api().name != "nvidia")
+            from .event import drain_fence_pool
+            drain_fence_pool(self._index, destroy=api().name != "nvidia")
             use_device(self._index)
             st = api().lib.hipDeviceReset()
         if st:

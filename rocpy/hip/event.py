@@ -168,7 +168,8 @@ class Event(Handle):
         h = self._h
         if h is None:
             raise self._closed_error()
-        st = _wait.wait(_wait.EVENT, h, self._dev._index, self)
+        blocking = self._flags & api().lib.hipEventBlockingSync
+        st = _wait.wait(_wait.EVENT, h, self._dev._index, self, long_spin=not blocking)
         if st:
             raise hip_error(st, "hipEventSynchronize")
 
@@ -210,9 +211,39 @@ class Event(Handle):
         return float(out[0])
 
 
+#: events of released fences, per device index, reused by the next fence there (a fence
+#: per batch of held work would otherwise cost a hipEventCreate and a hipEventDestroy);
+#: at most FENCE_POOL_MAX each, the rest destroyed
+_fence_pool: dict[int, list[Any]] = {}
+FENCE_POOL_MAX = 64
+
+
+def _recycle_fence(dev_index: int, ev: Any) -> None:
+    """Release recipe of a fence: its event back to the device's pool (or destroyed when
+    the pool is full).  Reusing it is safe: a fence is private, nothing else waits on it,
+    and re-recording an event replaces its earlier record (hipEventRecord)."""
+    pool = _fence_pool.setdefault(dev_index, [])
+    if len(pool) < FENCE_POOL_MAX:
+        pool.append(ev)
+    else:
+        _destroy_event(ev)
+
+
+def drain_fence_pool(dev_index: int, destroy: bool) -> int:
+    """Empty device ``dev_index``'s fence pool (a device reset): destroy the events, or
+    abandon them where the runtime destroyed them itself (CUDA); how many there were."""
+    pool = _fence_pool.pop(dev_index, [])
+    if destroy:
+        lib = api().lib
+        for ev in pool:
+            lib.hipEventDestroy(ev)
+    return len(pool)
+
+
 class _Fence(Handle):
     """A private, untimed event recorded on a stream: the completion check of
-    a keep-alive entry.  Never exposed; re-recorded by nobody."""
+    a keep-alive entry.  Never exposed; its event goes back to a per-device pool
+    when the fence is released (`_recycle_fence`)."""
 
     __slots__ = ()
     _survives_reset = True    # an event (Device.reset)
@@ -222,17 +253,21 @@ class _Fence(Handle):
         a = api()
         lib = a.lib
         use_device(dev_index)
-        out = a.ffi.new("hipEvent_t *")
-        st = lib.hipEventCreateWithFlags(out, lib.hipEventDisableTiming)
-        if st:
-            raise hip_error(st, "hipEventCreateWithFlags")
-        ev = out[0]
+        pool = _fence_pool.get(dev_index)
+        if pool:
+            ev = pool.pop()
+        else:
+            out = a.ffi.new("hipEvent_t *")
+            st = lib.hipEventCreateWithFlags(out, lib.hipEventDisableTiming)
+            if st:
+                raise hip_error(st, "hipEventCreateWithFlags")
+            ev = out[0]
         st = lib.hipEventRecord(ev, handle)
         if st:
             lib.hipEventDestroy(ev)
             raise hip_error(st, "hipEventRecord")
         fence = cls.__new__(cls)
-        Handle.__init__(fence, ev, (_destroy_event, ev), parents=(ctx,))
+        Handle.__init__(fence, ev, (_recycle_fence, dev_index, ev), parents=(ctx,))
         return fence
 
     def done(self) -> bool:

@@ -239,7 +239,7 @@ class Graph(Handle):
 
         Sizes must match.
         """
-        from .memory import _other_end
+        from ._copy import other_end as _other_end
         h = self._require_open()
         a = api()
         call = "Graph.add_copy"

@@ -14,7 +14,7 @@ import pytest
 
 import rocpy
 from rocpy import _hotpath, hip
-from rocpy.hip import _methods, memory
+from rocpy.hip import _copy, _methods, memory
 from rocpy.hip._lane import PyLane
 
 pytestmark = pytest.mark.skipif(not _hotpath.available() or _hotpath.module() is None,
@@ -123,8 +123,8 @@ def test_the_compiled_copy_takes_host_arrays_itself_and_holds_them(paths):
     buf = bufs[id(hot)][0]
     arr = np.arange(N, dtype=np.uint8)
     ba = bytearray(N)
-    assert memory._copy_async(buf, arr, False, hot) is True
-    assert memory._copy_async(buf, ba, True, hot) is True
+    assert _copy.copy_async(buf, arr, False, hot) is True
+    assert _copy.copy_async(buf, ba, True, hot) is True
     held = hot._lane.box[0]
     assert held[-2] == (buf, arr)                       # numpy: the array itself
     kept = held[-1][1]
@@ -134,9 +134,9 @@ def test_the_compiled_copy_takes_host_arrays_itself_and_holds_them(paths):
     n = len(held)
     for other, to_other in ((arr[::2], False), (np.zeros(N, np.uint8)[::2], True),
                             (bytes(N), True), (np.zeros(N - 1, np.uint8), False)):
-        assert memory._copy_async(buf, other, to_other, hot) is False
+        assert _copy.copy_async(buf, other, to_other, hot) is False
     assert len(hot._lane.box[0]) == n
-    assert memory._copy_async(bufs[id(slow)][0], arr, False, slow) is False   # Python lane
+    assert _copy.copy_async(bufs[id(slow)][0], arr, False, slow) is False   # Python lane
     hot.sync()
     assert hot._lane.box[0] == []
     del kept, held

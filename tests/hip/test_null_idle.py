@@ -1,4 +1,4 @@
-"""Synchronous copies on the legacy null stream (rocpy/hip/memory.py `_on_null`,
+"""Synchronous copies on the legacy null stream (rocpy/hip/_copy.py `on_null`,
 the compiled `copy_sync_core` in rocpy/_native/hot/hot_calls.c) and the kind every
 copy passes.
 
@@ -123,20 +123,20 @@ def test_a_sync_copy_waits_interruptibly_for_what_rocpy_enqueued(how, gate, dev)
 
 def test_an_idle_device_copies_in_one_compiled_call(dev):
     """No pre-wait where nothing is pending: the compiled copy does it (the Python
-    `_on_null` is not called), with identical bytes."""
+    `on_null` is not called), with identical bytes."""
     if _hotpath.module() is None:
         pytest.skip("rocpy._hot is not built or ROCPY_HOT=0")
-    from rocpy.hip import memory
+    from rocpy.hip import _copy
     _methods.install()                          # done by the first stream or event made
     buf = dev.context.alloc(N)
     src = np.arange(N, dtype=np.uint8)
     calls = []
-    real = memory._on_null
+    real = _copy.on_null
     buf.copy_from(src)                          # earlier tests' marks: this one covers them
     assert _lane.idle(dev.index)
-    memory._on_null = lambda *a: calls.append(a) or real(*a)
+    _copy.on_null = lambda *a: calls.append(a) or real(*a)
     try:
-        buf.copy_from(src)                      # idle: compiled, no _on_null
+        buf.copy_from(src)                      # idle: compiled, no on_null
         out = buf.copy_to(np.zeros(N, np.uint8))
         assert calls == []
         _lane.mark(dev.index)                   # something pending: the Python path waits
@@ -144,7 +144,7 @@ def test_an_idle_device_copies_in_one_compiled_call(dev):
         assert len(calls) == 1 and _lane.idle(dev.index)
         assert (out == src).all()
     finally:
-        memory._on_null = real
+        _copy.on_null = real
         buf.close()
 
 

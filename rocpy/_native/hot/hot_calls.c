@@ -113,50 +113,115 @@ PyObject *call_signal_store(PyObject *m, PyObject *const *args, Py_ssize_t nargs
 
 /* ---- buffer copies ------------------------------------------------------------------- */
 
-static PyObject *copy_stream_type, *copy_buffer_types, *copy_array_type, *copy_bytes_types;
+static PyObject *copy_stream_type, *copy_array_type;
+
+/* The registered endpoint tables, read once at registration (a few exact types: a
+ * pointer compare per end instead of a dict or set lookup per call): rocpy's buffer
+ * types with their side (_copy.py `ENDPOINT_SIDE`: 1 device, 0 host, -1 either) and
+ * the bytes-like host types (held through a memoryview, as the Python path does). */
+#define COPY_MAX_TYPES 8
+static PyObject *side_types[COPY_MAX_TYPES], *bytes_types[COPY_MAX_TYPES];
+static int side_of[COPY_MAX_TYPES], n_side, n_bytes;
+
+static int set_side_types(PyObject *sides)
+{
+    if (!PyDict_Check(sides) || PyDict_Size(sides) > COPY_MAX_TYPES) {
+        PyErr_SetString(PyExc_TypeError, "the buffer sides are a dict of at most 8 types");
+        return -1;
+    }
+    PyObject *k, *v;
+    Py_ssize_t pos = 0;
+    int n = 0, sd[COPY_MAX_TYPES];
+    PyObject *ts[COPY_MAX_TYPES];
+    while (PyDict_Next(sides, &pos, &k, &v)) {
+        long s = PyLong_AsLong(v);
+        if ((s == -1 && PyErr_Occurred()) || !PyType_Check(k) || s < -1 || s > 1) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_TypeError, "the buffer sides map types to 1, 0 or -1");
+            return -1;
+        }
+        Py_INCREF(k);
+        ts[n] = k;
+        sd[n++] = (int)s;
+    }
+    for (int i = 0; i < n_side; i++)
+        Py_CLEAR(side_types[i]);
+    for (int i = 0; i < n; i++) {
+        side_types[i] = ts[i];
+        side_of[i] = sd[i];
+    }
+    n_side = n;
+    return 0;
+}
+
+/* The index of a rocpy buffer's exact type in side_types, or -1 (not a buffer). */
+static int buffer_type(PyObject *o)
+{
+    PyObject *tp = (PyObject *)Py_TYPE(o);
+    for (int i = 0; i < n_side; i++)
+        if (side_types[i] == tp)
+            return i;
+    return -1;
+}
 
 /* register_copy_types(stream_type, buffer_sides, array_type, bytes_types): the exact
- * types copy_async takes: rocpy buffers ({type: 1 device, 0 host, -1 either (managed)},
- * memory.py `_ENDPOINT_SIDE`), numpy.ndarray (held itself, as the Python path holds it)
- * and bytes-like types (held through a memoryview, as the Python path does). */
+ * types the compiled copies take: rocpy buffers ({type: side}), numpy.ndarray (held
+ * itself, as the Python path holds it) and bytes-like types (a set or frozenset). */
 PyObject *register_copy_types(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     CHECK_N(4, "register_copy_types");
-    if (!PyDict_Check(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "register_copy_types: buffer_sides is a dict");
+    if (!PyAnySet_Check(args[3]) || PySet_Size(args[3]) > COPY_MAX_TYPES) {
+        PyErr_SetString(PyExc_TypeError, "register_copy_types: bytes_types is a set of types");
         return NULL;
     }
-    PyObject **slots[4] = {&copy_stream_type, &copy_buffer_types, &copy_array_type,
-                           &copy_bytes_types};
-    for (int i = 0; i < 4; i++) {
-        Py_INCREF(args[i]);
-        HOT_XSETREF(*slots[i], args[i]);
-    }
+    if (set_side_types(args[1]) < 0)
+        return NULL;
+    PyObject *it = PyObject_GetIter(args[3]), *k;
+    if (!it)
+        return NULL;
+    for (int i = 0; i < n_bytes; i++)
+        Py_CLEAR(bytes_types[i]);
+    n_bytes = 0;
+    while ((k = PyIter_Next(it)))
+        bytes_types[n_bytes++] = k;      /* the new reference is kept */
+    Py_DECREF(it);
+    if (PyErr_Occurred())
+        return NULL;
+    Py_INCREF(args[0]);
+    HOT_XSETREF(copy_stream_type, args[0]);
+    Py_INCREF(args[2]);
+    HOT_XSETREF(copy_array_type, args[2]);
     Py_RETURN_NONE;
 }
 
-/* The side of a copy's end: 1 device, 0 host, -1 either (hipMemcpyDefault decides). */
-static int buffer_side(PyObject *b)
-{
-    PyObject *v = PyDict_GetItem(copy_buffer_types, (PyObject *)Py_TYPE(b));   /* borrowed */
-    long side = v ? PyLong_AsLong(v) : -1;
-    if (side == -1 && PyErr_Occurred())
-        PyErr_Clear();
-    return (int)side;
-}
-
 /* The explicit hipMemcpyKind where both sides are known (HtoH 0, HtoD 1, DtoH 2, DtoD 3:
- * src * 2 + dst), else hipMemcpyDefault (4): memory.py `_memcpy_kind`, the one rule. */
+ * src * 2 + dst), else hipMemcpyDefault (4): _copy.py `memcpy_kind`, the one rule. */
 static int memcpy_kind(int src_side, int dst_side)
 {
     return src_side < 0 || dst_side < 0 ? 4 : src_side * 2 + dst_side;
 }
 
-/* An open rocpy buffer's address and size: 1, or 0 when not (Python decides), -1 error. */
+/* A read (write) of a member of an object whose exact type was checked against the
+ * registered types (Buffer subclasses, Stream): the descriptor directly, without
+ * member_read's own type check (the descriptor checks the type too). */
+static PyObject *buffer_member(Member *m, PyObject *b)
+{
+    if (m->get)
+        return m->get(m->descr, b, (PyObject *)Py_TYPE(b));
+    return PyObject_GetAttr(b, m->name);
+}
+
+static int buffer_member_set(Member *m, PyObject *b, PyObject *v)
+{
+    if (m->set)
+        return m->set(m->descr, b, v);
+    return PyObject_SetAttr(b, m->name, v);
+}
+
+/* An open rocpy buffer's address and size (its exact type checked by the caller): 1, or
+ * 0 when not open or not plain ints (Python decides), -1 error. */
 static int buffer_range(PyObject *b, unsigned long long *addr, Py_ssize_t *nbytes)
 {
-    if (!copy_buffer_types || !PyDict_GetItem(copy_buffer_types, (PyObject *)Py_TYPE(b)))
-        return 0;
     PyObject *h = slot_get(descr_h, get_h, b, str_h);
     if (!h)
         return -1;
@@ -168,7 +233,7 @@ static int buffer_range(PyObject *b, unsigned long long *addr, Py_ssize_t *nbyte
         PyErr_Clear();
         return 0;
     }
-    PyObject *n = member_read(&mem_nbytes, b);
+    PyObject *n = buffer_member(&mem_nbytes, b);
     if (!n)
         return -1;
     *nbytes = PyLong_AsSsize_t(n);
@@ -180,51 +245,101 @@ static int buffer_range(PyObject *b, unsigned long long *addr, Py_ssize_t *nbyte
     return 1;
 }
 
-/* A host array's address and size through the buffer protocol, and what the copy holds:
- * 1, or 0 when this is not the simple case (Python decides, and raises what is wrong):
- * not one of the registered exact types, not C-contiguous (a source is made contiguous
- * by the Python path), read-only as a destination, Python objects in it, empty.
- * Needs the buffer protocol of the limited API (3.11); before that, always 0. */
-static int host_range(PyObject *o, int writable, unsigned long long *addr, Py_ssize_t *nbytes,
-                      PyObject **keep)
+/* A host array's address and size through the buffer protocol: 1 with `view` open (the
+ * caller releases it: the export keeps a bytearray from resizing while the GIL is
+ * released), or 0 when this is not the simple case (Python decides, and raises what is
+ * wrong): not one of the registered exact types, not C-contiguous (a source is made
+ * contiguous by the Python path), read-only as a destination, Python objects in it,
+ * empty.  Needs the buffer protocol of the limited API (3.11); before that, always 0. */
+static int host_range(PyObject *o, int writable, Py_buffer *view, int *is_array)
 {
 #if Py_LIMITED_API >= 0x030B0000
-    PyTypeObject *tp = Py_TYPE(o);
-    int is_array = copy_array_type && (PyObject *)tp == copy_array_type;
-    if (!is_array && (!copy_bytes_types || PySet_Contains(copy_bytes_types, (PyObject *)tp) != 1)) {
-        PyErr_Clear();
+    PyObject *tp = (PyObject *)Py_TYPE(o);
+    int known = copy_array_type && tp == copy_array_type;
+    *is_array = known;
+    for (int i = 0; !known && i < n_bytes; i++)
+        known = bytes_types[i] == tp;
+    if (!known)
         return 0;
-    }
-    Py_buffer view;
     int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(o, &view, flags) < 0) {
+    if (PyObject_GetBuffer(o, view, flags) < 0) {
         PyErr_Clear();
         return 0;
     }
-    int ok = view.len > 0 && view.buf != NULL && (!view.format || !strchr(view.format, 'O'));
-    *addr = (unsigned long long)(uintptr_t)view.buf;
-    *nbytes = view.len;
-    PyBuffer_Release(&view);
-    if (!ok)
-        return 0;
-    if (is_array) {
-        Py_INCREF(o);
-        *keep = o;
-    } else if (!(*keep = PyMemoryView_FromObject(o))) {
-        return -1;
-    }
-    return 1;
+    if (view->len > 0 && view->buf != NULL && (!view->format || !strchr(view->format, 'O')))
+        return 1;
+    PyBuffer_Release(view);
+    return 0;
 #else
+    (void)o; (void)writable; (void)view; (void)is_array;
     return 0;
 #endif
+}
+
+/* A copy between a rocpy buffer `buf` and `other` (another open buffer, or a host array
+ * host_range takes) of the same nonzero size: both ends resolved once, for the async and
+ * the synchronous copy alike. */
+typedef struct {
+    void *dst, *src;
+    size_t n;
+    int kind;           /* memcpy_kind of the two sides */
+    int other_buffer;   /* other is a rocpy buffer (else a host array, `view` open) */
+    int other_array;    /* other is a numpy array */
+    Py_buffer view;
+} CopyEnds;
+
+/* 1 resolved (release with ends_release), 0 not this case (nothing held), -1 error. */
+static int copy_ends(PyObject *buf, PyObject *other, int to_other, CopyEnds *e)
+{
+    int bt = buffer_type(buf);
+    if (bt < 0)
+        return 0;
+    unsigned long long a, b;
+    Py_ssize_t na, nb;
+    int r = buffer_range(buf, &a, &na);
+    if (r <= 0)
+        return r;
+    int ot = buffer_type(other), os;
+    e->other_buffer = ot >= 0;
+    e->other_array = 0;
+    if (ot >= 0) {
+        r = buffer_range(other, &b, &nb);
+        if (r <= 0)
+            return r;
+        os = side_of[ot];
+    } else {
+        if (host_range(other, to_other, &e->view, &e->other_array) <= 0)
+            return 0;
+        b = (unsigned long long)(uintptr_t)e->view.buf;
+        nb = e->view.len;
+        os = 0;
+    }
+    if (na != nb || na == 0) {
+        if (!e->other_buffer)
+            PyBuffer_Release(&e->view);
+        return 0;
+    }
+    int bs = side_of[bt];
+    e->n = (size_t)na;
+    e->kind = to_other ? memcpy_kind(bs, os) : memcpy_kind(os, bs);
+    e->dst = (void *)(uintptr_t)(to_other ? b : a);
+    e->src = (void *)(uintptr_t)(to_other ? a : b);
+    return 1;
+}
+
+static void ends_release(CopyEnds *e)
+{
+    if (!e->other_buffer)
+        PyBuffer_Release(&e->view);
 }
 
 /* copy_async(fn, buf, other, to_other, stream) -> bool
  * buf.copy_to(other, stream) (to_other) or buf.copy_from(other, stream), where other is
  * an open rocpy buffer or a host array (numpy.ndarray, bytes, bytearray, memoryview: see
  * host_range) of the same nonzero size, on a Stream whose lane is ready: hipMemcpyAsync
- * with the explicit kind where both sides are known (memcpy_kind), the rocpy buffers remember the stream, the lane holds
- * (buf, other) or (buf, what holds the host memory), as Buffer._copy_with does.
+ * with the explicit kind where both sides are known (memcpy_kind), the rocpy buffers
+ * remember the stream, the lane holds (buf, other) or (buf, what holds the host memory)
+ * (lane_hold_pair), as _copy.py `_copy` does.
  * False: not that case, nothing done (the Python path handles it, and every error). */
 PyObject *copy_async(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -244,21 +359,12 @@ int copy_async_core(void *fn, PyObject *buf, PyObject *other, int to_other, PyOb
 {
     if (!copy_stream_type || (PyObject *)Py_TYPE(stream) != copy_stream_type)
         return 0;
-    unsigned long long a, b;
-    Py_ssize_t na, nb;
-    int r = buffer_range(buf, &a, &na);
-    if (r <= 0)
-        return r;
-    PyObject *keep = NULL;       /* a host end: what holds its memory */
-    r = buffer_range(other, &b, &nb);
-    if (r == 0)
-        r = host_range(other, to_other, &b, &nb, &keep);
+    CopyEnds e;
+    int r = copy_ends(buf, other, to_other, &e);
     if (r <= 0)
         return r;
     int result = -1;
-    PyObject *lane_o = NULL;
-    if (na != nb || na == 0)
-        goto not_here;
+    PyObject *lane_o = NULL, *keep = NULL;
     PyObject *h = slot_get(descr_h, get_h, stream, str_h);
     if (!h)
         goto done;
@@ -276,41 +382,41 @@ int copy_async_core(void *fn, PyObject *buf, PyObject *other, int to_other, PyOb
         goto done;
     if (r == 0)
         goto not_here;
-    void *dst = (void *)(uintptr_t)(to_other ? b : a), *src = (void *)(uintptr_t)(to_other ? a : b);
+    /* what holds a host end: the array itself, or a memoryview export of a bytes-like */
+    if (e.other_buffer || e.other_array) {
+        keep = other;
+        Py_INCREF(keep);
+    } else if (!(keep = PyMemoryView_FromObject(other))) {
+        goto done;
+    }
     void *sh = (void *)(uintptr_t)lane->addr;
-    int bs = buffer_side(buf), os = keep ? 0 : buffer_side(other);
-    int kind = to_other ? memcpy_kind(bs, os) : memcpy_kind(os, bs);
     int st;
     Py_BEGIN_ALLOW_THREADS
-    st = ((fn_ppsip)fn)(dst, src, (size_t)na, kind, sh);
+    st = ((fn_ppsip)fn)(e.dst, e.src, e.n, e.kind, sh);
     Py_END_ALLOW_THREADS
     if (st) {
         raise_status(st, "hipMemcpyAsync");
         goto done;
     }
-    PyObject *w = member_read(&mem_weak, stream);
+    PyObject *w = buffer_member(&mem_weak, stream);   /* exactly the registered Stream */
     if (!w)
         goto done;
-    r = member_write(&mem_last, buf, w);
-    if (r == 0 && !keep)
-        r = member_write(&mem_last, other, w);
+    r = buffer_member_set(&mem_last, buf, w);
+    if (r == 0 && e.other_buffer)
+        r = buffer_member_set(&mem_last, other, w);
     Py_DECREF(w);
-    if (r < 0)
-        goto done;
-    PyObject *item = PyTuple_Pack(2, buf, keep ? keep : other);
-    if (!item || lane_hold(lane, stream, item) < 0)
+    if (r < 0 || lane_hold_pair(lane, stream, buf, keep) < 0)
         goto done;
     result = 1;
     goto done;
 not_here:
     result = 0;
 done:
-    Py_XDECREF(lane_o);
+    ends_release(&e);
     Py_XDECREF(keep);
+    Py_XDECREF(lane_o);
     return result;
 }
-
-/* register_slots(handle_h, stream_lane): the member descriptors Handle._h and Stream._lane */
 
 /* ---- synchronous copies ---------------------------------------------------------------- */
 
@@ -330,12 +436,12 @@ PyObject *register_sync_copy(PyObject *m, PyObject *const *args, Py_ssize_t narg
     if ((!str_device && !(str_device = PyUnicode_InternFromString("device"))) ||
         (!str_dev_index && !(str_dev_index = PyUnicode_InternFromString("_dev_index"))))
         return NULL;
+    if (set_side_types(args[3]) < 0)
+        return NULL;
     Py_INCREF(args[1]);
     HOT_XSETREF(sync_tls, args[1]);
     Py_INCREF(args[2]);
     HOT_XSETREF(sync_captures, args[2]);
-    Py_INCREF(args[3]);
-    HOT_XSETREF(copy_buffer_types, args[3]);
     sync_memcpy = fn;
     Py_RETURN_NONE;
 }
@@ -352,11 +458,12 @@ static long int_attr(PyObject *o, PyObject *name)
 }
 
 /* buf.copy_to(other) / buf.copy_from(other) with no stream: 1 done, 0 not this case
- * (nothing done: memory.py `_on_null` handles it), -1 error.  The case: the ends as
- * copy_async takes them, the device (buf's, else other's) current on this thread as
- * rocpy set it (`use_device`), no capture by rocpy, and nothing rocpy enqueued on that
- * device pending (hot_idle.c): then `_on_null` would neither wait first nor find
- * anything held on the null stream, and hipMemcpy is the whole call. */
+ * (nothing done: _copy.py `on_null` handles it), -1 error.  The case: the ends as
+ * copy_async takes them (copy_ends), the device (buf's, else other's) current on this
+ * thread as rocpy set it (`use_device`), no capture by rocpy, and nothing rocpy enqueued
+ * on that device pending (hot_idle.c): then `on_null` would neither wait first nor find
+ * anything held on the null stream, and hipMemcpy is the whole call.  A host end's
+ * buffer export stays open across the call (nothing else holds it). */
 int copy_sync_core(PyObject *buf, PyObject *other, int to_other)
 {
     if (!sync_memcpy)
@@ -366,34 +473,19 @@ int copy_sync_core(PyObject *buf, PyObject *other, int to_other)
         PyErr_Clear();
         return 0;
     }
-    unsigned long long a, b;
-    Py_ssize_t na, nb;
-    int r = buffer_range(buf, &a, &na);
-    if (r <= 0)
-        return r;
-    PyObject *keep = NULL;
-    int other_is_buffer = 1;
-    r = buffer_range(other, &b, &nb);
-    if (r == 0) {
-        other_is_buffer = 0;
-        r = host_range(other, to_other, &b, &nb, &keep);
-    }
+    CopyEnds e;
+    int r = copy_ends(buf, other, to_other, &e);
     if (r <= 0)
         return r;
     int result = 0;
-    if (na != nb || na == 0)
-        goto done;
     long dev = int_attr(buf, str_dev_index);
-    if (dev < 0 && other_is_buffer)
+    if (dev < 0 && e.other_buffer)
         dev = int_attr(other, str_dev_index);
     if (dev < 0 || dev >= HOT_MAX_DEV || !idle_is((int)dev) || int_attr(sync_tls, str_device) != dev)
         goto done;
-    int bs = buffer_side(buf), os = other_is_buffer ? buffer_side(other) : 0;
-    int kind = to_other ? memcpy_kind(bs, os) : memcpy_kind(os, bs);
-    void *dst = (void *)(uintptr_t)(to_other ? b : a), *src = (void *)(uintptr_t)(to_other ? a : b);
     int st;
     Py_BEGIN_ALLOW_THREADS
-    st = ((fn_ppsi)sync_memcpy)(dst, src, (size_t)na, kind);
+    st = ((fn_ppsi)sync_memcpy)(e.dst, e.src, e.n, e.kind);
     Py_END_ALLOW_THREADS
     if (st) {
         raise_status(st, "hipMemcpy");
@@ -402,6 +494,6 @@ int copy_sync_core(PyObject *buf, PyObject *other, int to_other)
         result = 1;
     }
 done:
-    Py_XDECREF(keep);
+    ends_release(&e);
     return result;
 }

@@ -3,8 +3,8 @@
  * A synchronous copy or fill runs on the legacy null stream, which first waits for
  * the device's blocking streams (hipamd: ihipMemcpy on hip::getNullStream(), whose
  * commands wait for the other streams' last commands, iHipWaitActiveStreams).  rocpy
- * waits for that earlier work itself first, interruptibly (rocpy/hip/memory.py
- * `_on_null`), and the copy then only does its own part.  That pre-wait needs a
+ * waits for that earlier work itself first, interruptibly (rocpy/hip/_copy.py
+ * `on_null`), and the copy then only does its own part.  That pre-wait needs a
  * reason: per device, `marked` counts the enqueues rocpy made (every stream, every
  * path: the compiled lane_hold, Python's Stream._hold, Stream.wait ...) and `covered`
  * the count a completed null-stream wait began after.  Equal: nothing rocpy enqueued

@@ -96,3 +96,28 @@ int lane_hold(Lane *lane, PyObject *stream, PyObject *item)
     return r;
 }
 
+
+/* Hold the pair (a, b) until the work enqueued so far completes, as lane_hold does with
+ * the tuple (a, b); nothing new when the batch's last item already is that pair (the
+ * same objects: the repeated copy of a loop), since a held item stays held until a fence
+ * recorded after all the work enqueued before that fence (_stream_order.py `_hold_pair`,
+ * the one rule). */
+int lane_hold_pair(Lane *lane, PyObject *stream, PyObject *a, PyObject *b)
+{
+    PyObject *u = PyList_GetItem(lane->box, 0);   /* borrowed */
+    if (!u)
+        return -1;
+    Py_ssize_t n = PyList_Size(u);
+    if (n > 0) {
+        PyObject *last = PyList_GetItem(u, n - 1);   /* borrowed */
+        if (last && PyTuple_CheckExact(last) && PyTuple_Size(last) == 2 &&
+            PyTuple_GetItem(last, 0) == a && PyTuple_GetItem(last, 1) == b) {
+            idle_mark(lane->dev);
+            return 0;
+        }
+    }
+    PyObject *item = PyTuple_Pack(2, a, b);
+    if (!item)
+        return -1;
+    return lane_hold(lane, stream, item);
+}
