@@ -23,6 +23,8 @@ struct hipGraphNode {
         hipHostNodeParams host;
         hipEvent_t event;
         hipGraph_t child;             /* the node's own clone of the child graph */
+        struct hip_graph_alloc *alloc; /* a memory allocation node's (hip_graph_memnode.c) */
+        void *free_ptr;               /* a memory free node's */
     } p;
 };
 
@@ -42,6 +44,7 @@ struct ihipGraph {
     hip_ptrvec_t nodes;
     size_t next_index;
     hip_user_refs_t *user_objects;    /* references it owns (hip_user_object.c) */
+    bool instantiated;                /* hipamd Graph::graphInstantiated_ */
 };
 
 /* Copy a node's parameters (deep for kernels); edges are not copied. */
@@ -66,5 +69,24 @@ hipError_t hip_graph_clone(hipGraph_t g, hipGraph_t *out);
 /* g's nodes in a topological order (creation order among ready nodes);
  * false on a cycle.  order holds g->nodes.n entries; g locked by the caller. */
 bool hip_graph_order(struct ihipGraph *g, struct hipGraphNode **order);
+
+/* Memory allocation and free nodes (hip_graph_memnode.c): the executable
+ * graph's copy shares the allocation; release drops that reference. */
+void hip_memnode_copy(const struct hipGraphNode *src, struct hipGraphNode *dst);
+void hip_memnode_release(struct hipGraphNode *n);
+/* hipGraphNodeTypeMemAlloc / MemFree nodes at launch: map or unmap the
+ * allocation in the stream's order. */
+hipError_t hip_memnode_enqueue(hip_stream_t *s, struct hipGraphNode *n);
+/* ihipGraphInstantiate's refusal of a second instantiation of a graph with
+ * memory nodes (hipErrorNotSupported); g locked by the caller. */
+hipError_t hip_memnode_instantiate_check(const struct ihipGraph *g);
+/* GraphExec::Run's checks and hipGraphInstantiateFlagAutoFreeOnLaunch. */
+hipError_t hip_memnode_launch_check(const struct hipGraphNode *nodes, size_t n,
+                                    unsigned long long flags, bool repeat);
+bool hip_node_is_memnode(const struct hipGraphNode *n);
+/* Whether g holds a memory node (hipGraphClone, hipGraphDestroyNode refuse them). */
+bool hip_graph_has_memnodes(struct ihipGraph *g);
+/* Instantiate graph with flags (hipGraphInstantiateWithFlags' checks done). */
+hipError_t hip_graph_instantiate(hipGraphExec_t *out, hipGraph_t graph, unsigned long long flags);
 
 #endif
