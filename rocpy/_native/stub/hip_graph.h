@@ -84,6 +84,12 @@ hipError_t hip_memnode_instantiate_check(const struct ihipGraph *g);
 hipError_t hip_memnode_launch_check(const struct hipGraphNode *nodes, size_t n,
                                     unsigned long long flags, bool repeat);
 bool hip_node_is_memnode(const struct hipGraphNode *n);
+/* hipGraphAddMemAllocNode's node after its API checks (params->dptr set);
+ * hipGraphAddMemFreeNode's (named: the 6.3 alloc-node rule applies). */
+hipError_t hip_make_memalloc_node(hipGraph_t g, const hipGraphNode_t *deps, size_t ndeps,
+                                  void *params, hipGraphNode_t *out);
+hipError_t hip_make_memfree_node(hipGraph_t g, const hipGraphNode_t *deps, size_t ndeps,
+                                 void *ptr, bool named, hipGraphNode_t *out);
 /* Whether g holds a memory node (hipGraphClone, hipGraphDestroyNode refuse them). */
 bool hip_graph_has_memnodes(struct ihipGraph *g);
 /* Instantiate graph with flags (hipGraphInstantiateWithFlags' checks done). */

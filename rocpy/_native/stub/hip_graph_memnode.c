@@ -230,10 +230,12 @@ hipError_t hip_make_memalloc_node(hipGraph_t g, const hipGraphNode_t *deps, size
 }
 
 /* The address must be memory the process knows (getMemoryObject); from 6.3
- * (clr cf0320a0b) also an alloc node's that no free node names yet. */
-static hipError_t free_target_check(void *ptr) {
+ * (clr cf0320a0b) hipGraphAddMemFreeNode (`named`) also wants an alloc
+ * node's that no free node names yet (memAllocNodePtrs_), which
+ * hipDrvGraphAddMemFreeNode and hipGraphAddNode do not ask. */
+static hipError_t free_target_check(void *ptr, bool named) {
     if (!stub_mem_find(ptr, NULL)) return hipErrorInvalidValue;
-    if (!stub_rule(STUB_RULE_GRAPH_FREE_NEEDS_ALLOC_NODE)) return hipSuccess;
+    if (!named || !stub_rule(STUB_RULE_GRAPH_FREE_NEEDS_ALLOC_NODE)) return hipSuccess;
     pthread_mutex_lock(&allocs_lock);
     struct hip_graph_alloc *a = find_alloc(ptr);
     hipError_t status = a && !a->free_node ? hipSuccess : hipErrorInvalidValue;
@@ -243,12 +245,12 @@ static hipError_t free_target_check(void *ptr) {
 }
 
 hipError_t hip_make_memfree_node(hipGraph_t g, const hipGraphNode_t *deps, size_t ndeps,
-                                 void *arg, hipGraphNode_t *out) {
-    hipError_t status = arg ? free_target_check(arg) : hipErrorInvalidValue;
+                                 void *ptr, bool named, hipGraphNode_t *out) {
+    hipError_t status = ptr ? free_target_check(ptr, named) : hipErrorInvalidValue;
     if (status != hipSuccess) return status;
     struct hipGraphNode *n = mem_node(hipGraphNodeTypeMemFree);
     if (!n) return hipErrorOutOfMemory;
-    n->p.free_ptr = arg;
+    n->p.free_ptr = ptr;
     return hip_graph_add_node(g, deps, ndeps, n, out);
 }
 
@@ -281,7 +283,7 @@ static hipError_t add_free(hipGraphNode_t *pnode, hipGraph_t graph, const hipGra
                            size_t ndeps, void *ptr) {
     if (!pnode || !graph || (ndeps > 0 && !deps) || (deps && ndeps == 0) || !ptr)
         return hipErrorInvalidValue;
-    return hip_make_memfree_node(graph, deps, ndeps, ptr, pnode);
+    return hip_make_memfree_node(graph, deps, ndeps, ptr, true, pnode);
 }
 
 hipError_t hipGraphAddMemFreeNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
@@ -299,8 +301,6 @@ hipError_t hipGraphMemFreeNodeGetParams(hipGraphNode_t node, void *dev_ptr) {
 }
 
 #ifdef ROCPY_HAVE_hipDrvGraphAddMemFreeNode
-/* hipamd checks getMemoryObject before ihipGraphAddMemFreeNode, which does
- * not ask memAllocNodePtrs_: any known device memory is taken */
 hipError_t hipDrvGraphAddMemFreeNode(hipGraphNode_t *phGraphNode, hipGraph_t hGraph,
                                      const hipGraphNode_t *dependencies, size_t numDependencies,
                                      hipDeviceptr_t dptr) {
@@ -309,11 +309,7 @@ hipError_t hipDrvGraphAddMemFreeNode(hipGraphNode_t *phGraphNode, hipGraph_t hGr
     if (!phGraphNode || !hGraph || (numDependencies > 0 && !dependencies) ||
         (dependencies && numDependencies == 0) || !ptr)
         HIP_RETURN(hipErrorInvalidValue);
-    if (!stub_mem_find(ptr, NULL)) HIP_RETURN(hipErrorInvalidValue);
-    struct hipGraphNode *n = mem_node(hipGraphNodeTypeMemFree);
-    if (!n) HIP_RETURN(hipErrorOutOfMemory);
-    n->p.free_ptr = ptr;
-    HIP_RETURN(hip_graph_add_node(hGraph, dependencies, numDependencies, n, phGraphNode));
+    HIP_RETURN(hip_make_memfree_node(hGraph, dependencies, numDependencies, ptr, false, phGraphNode));
 }
 #endif
 
