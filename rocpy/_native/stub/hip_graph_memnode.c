@@ -150,15 +150,17 @@ hipError_t hip_memnode_enqueue(hip_stream_t *s, struct hipGraphNode *n) {
     return hipSuccess;
 }
 
-/* hipFree / hipFreeAsync of a graph allocation: a mapped one goes back to
- * the pool (in the stream's order for hipFreeAsync); any other pointer
- * whose allocation is tagged is not this file's: hipErrorInvalidValue. */
+/* hipFree / hipFreeAsync of a graph allocation: hipFree waits for the
+ * device, then gives a mapped one back to the pool; hipFreeAsync does so in
+ * the stream's order (a launch's alloc ahead of it in the stream maps it
+ * first).  Another tagged allocation, or one hipFree finds unmapped, is
+ * hipErrorInvalidValue. */
 hipError_t hip_graph_alloc_free(void *ptr, hip_stream_t *s) {
     pthread_mutex_lock(&allocs_lock);
     struct hip_graph_alloc *a = find_alloc(ptr);
-    bool mapped = a && a->mapped;
+    int device = a ? a->device : -1;
     pthread_mutex_unlock(&allocs_lock);
-    if (!mapped) return hipErrorInvalidValue;
+    if (!a) return hipErrorInvalidValue;
     if (s) {
         hip_op_t *op = hip_op_new(run_free, sizeof(void *));
         if (!op) return hipErrorOutOfMemory;
@@ -166,11 +168,13 @@ hipError_t hip_graph_alloc_free(void *ptr, hip_stream_t *s) {
         hip_stream_submit(s, op);
         return hipSuccess;
     }
-    hip_device_sync(a->device);
+    hip_device_sync(device);
     pthread_mutex_lock(&allocs_lock);
-    if ((a = find_alloc(ptr))) unmap(a);
+    a = find_alloc(ptr);
+    bool mapped = a && a->mapped;
+    if (mapped) unmap(a);
     pthread_mutex_unlock(&allocs_lock);
-    return hipSuccess;
+    return mapped ? hipSuccess : hipErrorInvalidValue;
 }
 
 static struct hipGraphNode *mem_node(hipGraphNodeType type) {

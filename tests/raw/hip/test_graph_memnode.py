@@ -127,7 +127,7 @@ def test_unfreed_allocation_blocks_a_relaunch_until_freed():
     ok(lib.hipFreeAsync(dptr, s))
     ok(lib.hipStreamSynchronize(s))
     assert _figure("UsedMemCurrent") == 0
-    check(lib.hipFreeAsync(dptr, s), "hipErrorInvalidValue")
+    check(lib.hipFreeAsync(N, s), "hipErrorInvalidValue")
     ok(lib.hipGraphExecDestroy(x))
     ok(lib.hipGraphDestroy(g))
     ok(lib.hipStreamDestroy(s))
