@@ -61,18 +61,26 @@ def _figure(name, device=0):
     return v[0]
 
 
-@pytest.fixture(autouse=True)
-def clean_graph_pool():
-    """Each test starts and ends with the graph pool's figures at 0."""
+def reset_graph_pool():
+    """Trim device 0's graph pool and reset its high marks (tests of graph
+    memory leave it as test_graph_mem_attr.py expects to find it)."""
+    lib.hipDeviceSynchronize()
+    ok(lib.hipDeviceGraphMemTrim(0))
     zero = ffi.new("uint64_t *", 0)
     for name in ("UsedMemHigh", "ReservedMemHigh"):
         ok(lib.hipDeviceSetGraphMemAttribute(0, getattr(lib, "hipGraphMemAttr" + name), zero))
-    ok(lib.hipDeviceGraphMemTrim(0))
+
+
+@pytest.fixture(autouse=True)
+def clean_graph_pool():
+    """Each test starts and ends with the graph pool's figures at 0."""
+    reset_graph_pool()
     yield
     lib.hipDeviceSynchronize()
     ok(lib.hipDeviceGraphMemTrim(0))
     assert _figure("UsedMemCurrent") == 0
     assert _figure("ReservedMemCurrent") == 0
+    reset_graph_pool()
 
 
 def test_alloc_memset_copy_free_in_one_graph():
