@@ -31,6 +31,7 @@ hipError_t hip_graph_new(hipGraph_t *out) {
 void hip_node_release_params(struct hipGraphNode *n) {
     if (n->type == hipGraphNodeTypeKernel) hip_launch_release(&n->p.kernel);
     if (n->type == hipGraphNodeTypeGraph) hip_graph_free(n->p.child);
+    hip_memnode_release(n);
 }
 
 /* kernels deep (their packed arguments), child graphs as clones */
@@ -42,7 +43,7 @@ hipError_t hip_node_copy_params(const struct hipGraphNode *src, struct hipGraphN
     dst->kattr_id = src->kattr_id;
     if (src->type == hipGraphNodeTypeKernel) return hip_launch_copy(&src->p.kernel, &dst->p.kernel);
     if (src->type == hipGraphNodeTypeGraph) return hip_graph_clone(src->p.child, &dst->p.child);
-    dst->p = src->p;
+    hip_memnode_copy(src, dst);
     return hipSuccess;
 }
 
@@ -113,6 +114,11 @@ static hipError_t add_node(hipGraph_t g, const hipGraphNode_t *deps, size_t ndep
     }
     *out = n;
     return hipSuccess;
+}
+
+hipError_t hip_graph_add_node(hipGraph_t g, const hipGraphNode_t *deps, size_t ndeps,
+                              struct hipGraphNode *n, hipGraphNode_t *out) {
+    return add_node(g, deps, ndeps, n, out);
 }
 
 static struct hipGraphNode *node_new(hipGraphNodeType type) {
@@ -422,6 +428,7 @@ hipError_t hipGraphAddDependencies(hipGraph_t graph, const hipGraphNode_t *from,
 hipError_t hipGraphDestroyNode(hipGraphNode_t node) {
     HIP_INIT_API();
     if (!node || !hip_node_valid(node)) HIP_RETURN(hipErrorInvalidValue);
+    if (stub_rule(STUB_RULE_GRAPH_MEM_NODES_PINNED) && hip_node_is_memnode(node)) HIP_RETURN(hipErrorNotSupported);
     struct ihipGraph *g = node->graph;
     pthread_mutex_lock(&g->lock);
     for (size_t i = 0; i < node->deps.n; i++)

@@ -30,6 +30,8 @@ struct hipGraphNode {
 #ifdef ROCPY_HAVE_hipBatchMemOpNodeParams
         hipBatchMemOpNodeParams batch;  /* hip_batch_memop.c: paramArray is the caller's */
 #endif
+        struct hip_graph_alloc *alloc; /* a memory allocation node's (hip_graph_memnode.c) */
+        void *free_ptr;               /* a memory free node's */
     } p;
 };
 
@@ -49,6 +51,7 @@ struct ihipGraph {
     hip_ptrvec_t nodes;
     size_t next_index;
     hip_user_refs_t *user_objects;    /* references it owns (hip_user_object.c) */
+    bool instantiated;                /* hipamd Graph::graphInstantiated_ */
 };
 
 /* Node kinds made in other files: a zeroed node of that type, and linking it
@@ -84,5 +87,30 @@ hipError_t hip_drv_memcpy_node_op(const HIP_MEMCPY3D *c, hip_op_t **out);
 /* Enqueue a batch memory operation node's operations (hip_batch_memop.c). */
 hipError_t hip_batch_node_enqueue(hip_stream_t *s, const hipBatchMemOpNodeParams *p);
 #endif
+
+/* Memory allocation and free nodes (hip_graph_memnode.c): the executable
+ * graph's copy shares the allocation; release drops that reference. */
+void hip_memnode_copy(const struct hipGraphNode *src, struct hipGraphNode *dst);
+void hip_memnode_release(struct hipGraphNode *n);
+/* hipGraphNodeTypeMemAlloc / MemFree nodes at launch: map or unmap the
+ * allocation in the stream's order. */
+hipError_t hip_memnode_enqueue(hip_stream_t *s, struct hipGraphNode *n);
+/* ihipGraphInstantiate's refusal of a second instantiation of a graph with
+ * memory nodes (hipErrorNotSupported); g locked by the caller. */
+hipError_t hip_memnode_instantiate_check(const struct ihipGraph *g);
+/* GraphExec::Run's checks and hipGraphInstantiateFlagAutoFreeOnLaunch. */
+hipError_t hip_memnode_launch_check(const struct hipGraphNode *nodes, size_t n,
+                                    unsigned long long flags, bool repeat);
+bool hip_node_is_memnode(const struct hipGraphNode *n);
+/* hipGraphAddMemAllocNode's node after its API checks (params->dptr set);
+ * hipGraphAddMemFreeNode's (named: the 6.3 alloc-node rule applies). */
+hipError_t hip_make_memalloc_node(hipGraph_t g, const hipGraphNode_t *deps, size_t ndeps,
+                                  void *params, hipGraphNode_t *out);
+hipError_t hip_make_memfree_node(hipGraph_t g, const hipGraphNode_t *deps, size_t ndeps,
+                                 void *ptr, bool named, hipGraphNode_t *out);
+/* Whether g holds a memory node (hipGraphClone, hipGraphDestroyNode refuse them). */
+bool hip_graph_has_memnodes(struct ihipGraph *g);
+/* Instantiate graph with flags (hipGraphInstantiateWithFlags' checks done). */
+hipError_t hip_graph_instantiate(hipGraphExec_t *out, hipGraph_t graph, unsigned long long flags);
 
 #endif

@@ -14,6 +14,7 @@ struct hipGraphExec {
     unsigned long long flags;         /* as instantiated (hipGraphExecGetFlags) */
     hip_user_refs_t *user_objects;    /* its clone's references (hipamd clonedGraph_) */
     _Atomic(hip_op_t *) last;         /* the last launch's last op (a reference), or NULL */
+    bool launched;                    /* hipamd GraphExec::repeatLaunch_ */
 };
 
 static hip_registry_t execs = HIP_REGISTRY_INIT;
@@ -68,6 +69,7 @@ static hipError_t instantiate(hipGraphExec_t *pExec, hipGraph_t graph, unsigned 
     struct hipGraphNode **order = malloc((n ? n : 1) * sizeof *order);
     x->nodes = calloc(n ? n : 1, sizeof *x->nodes);
     hipError_t status = order && x->nodes ? hipSuccess : hipErrorOutOfMemory;
+    if (status == hipSuccess) status = hip_memnode_instantiate_check(graph);
     if (status == hipSuccess && !hip_graph_order(graph, order)) status = hipErrorInvalidValue;
     for (size_t i = 0; status == hipSuccess && i < n; i++) {
         status = hip_node_copy_params(order[i], &x->nodes[i]);
@@ -75,6 +77,7 @@ static hipError_t instantiate(hipGraphExec_t *pExec, hipGraph_t graph, unsigned 
         if (status == hipSuccess) x->n++;
     }
     if (status == hipSuccess) status = hip_user_refs_clone(graph->user_objects, &x->user_objects);
+    if (status == hipSuccess) graph->instantiated = true;
     pthread_mutex_unlock(&graph->lock);
     free(order);
     x->magic = HIP_MAGIC_EXEC;
@@ -87,6 +90,10 @@ static hipError_t instantiate(hipGraphExec_t *pExec, hipGraph_t graph, unsigned 
     }
     *pExec = x;
     return hipSuccess;
+}
+
+hipError_t hip_graph_instantiate(hipGraphExec_t *out, hipGraph_t graph, unsigned long long flags) {
+    return instantiate(out, graph, flags);
 }
 
 bool hip_exec_valid(hipGraphExec_t exec) { return hip_registry_contains(&execs, exec); }
@@ -196,7 +203,7 @@ static hipError_t enqueue_node(hip_stream_t *s, struct hipGraphNode *n) {
         return hip_batch_node_enqueue(s, &n->p.batch);
 #endif
     default:
-        break;
+        return hip_memnode_enqueue(s, n);
     }
     if (op) hip_stream_submit(s, op);
     return status;
@@ -227,6 +234,9 @@ static hipError_t launch(hipGraphExec_t graphExec, hipStream_t stream) {
         return hipErrorStreamCaptureUnsupported;
     }
     status = check_kernels(graphExec);
+    if (status == hipSuccess)
+        status = hip_memnode_launch_check(graphExec->nodes, graphExec->n, graphExec->flags, graphExec->launched);
+    if (status == hipSuccess) graphExec->launched = true;
     for (size_t i = 0; status == hipSuccess && i < graphExec->n; i++)
         status = enqueue_node(s, &graphExec->nodes[i]);
     hip_op_t *prev = atomic_exchange(&graphExec->last, hip_stream_last(s));

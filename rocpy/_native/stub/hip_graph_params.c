@@ -406,6 +406,7 @@ hipError_t hipGraphClone(hipGraph_t *pGraphClone, hipGraph_t originalGraph) {
     HIP_INIT_API();
     if (!pGraphClone || !originalGraph || !hip_graph_valid(originalGraph))
         HIP_RETURN(hipErrorInvalidValue);
+    if (stub_rule(STUB_RULE_GRAPH_MEM_NODES_PINNED) && hip_graph_has_memnodes(originalGraph)) HIP_RETURN(hipErrorNotSupported);
     HIP_RETURN(hip_graph_clone(originalGraph, pGraphClone));
 }
 

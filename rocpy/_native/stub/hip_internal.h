@@ -242,6 +242,13 @@ void hip_mempool_device_reset(int device);
 void hip_mempool_release_freed(int device);
 /* The device's graph memory pool (hip_mempool.c; NULL for no device). */
 hipMemPool_t hip_mempool_graph_pool(int device);
+/* Graph allocations mapped (bytes > 0) or unmapped (< 0) in the device's
+ * graph pool, and hipDeviceGraphMemTrim's release of what is not mapped. */
+void hip_mempool_graph_use(int device, int64_t bytes);
+void hip_mempool_graph_trim(int device);
+/* hipFree (s NULL) / hipFreeAsync of a graph allocation (hip_graph_memnode.c):
+ * hipErrorInvalidValue for one not mapped or no graph allocation. */
+hipError_t hip_graph_alloc_free(void *ptr, hip_stream_t *s);
 
 /* ---- memory copies and fills (hip_memcpy.c, hip_memset.c) ------------- */
 
@@ -387,6 +394,11 @@ hipError_t hip_make_host_node(hipGraph_t, const hipGraphNode_t *, size_t, void *
 hipError_t hip_make_empty_node(hipGraph_t, const hipGraphNode_t *, size_t, void *, hipGraphNode_t *);
 /* arg: a prepared hip_launch_t (copied) */
 hipError_t hip_make_launch_node(hipGraph_t, const hipGraphNode_t *, size_t, void *, hipGraphNode_t *);
+/* Link a node made by its kind's file (calloc'ed, type and parameters set)
+ * into graph; on failure the node and its parameters are released. */
+struct hipGraphNode;
+hipError_t hip_graph_add_node(hipGraph_t g, const hipGraphNode_t *deps, size_t ndeps,
+                              struct hipGraphNode *n, hipGraphNode_t *out);
 
 typedef struct hip_memcpy1d_params {
     void *dst;

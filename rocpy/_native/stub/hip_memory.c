@@ -68,6 +68,7 @@ static hipError_t free_memory(void *ptr) {
     if (!ptr) return hipSuccess;
     stub_alloc_t a;
     const unsigned kinds = STUB_MEM_DEVICE | STUB_MEM_HOST | STUB_MEM_MANAGED;
+    if (stub_mem_find(ptr, &a) && a.base == (uintptr_t)ptr && a.tag) return hip_graph_alloc_free(ptr, NULL);
     if (!stub_mem_find(ptr, &a) || a.base != (uintptr_t)ptr || !(a.kind & kinds) || a.tag)
         return hipErrorInvalidValue;
     if (a.kind == STUB_MEM_DEVICE && !hip_mempool_forget(ptr)) return hipErrorInvalidValue;

@@ -74,6 +74,8 @@ static stub_pool_t *pool_new(int device) {
     return p;
 }
 
+static void note_high(stub_pool_t *p);
+
 /* hip::Device's graph memory pool (GetGraphMemoryPool): a pool of its own
  * per device, which no API hands out (hip_graph_mem.c) */
 static stub_pool_t *graph_pool[STUB_MAX_DEVICES];
@@ -89,6 +91,24 @@ hipMemPool_t hip_mempool_graph_pool(int device) {
     pthread_once(&defaults_once, make_defaults);
     return device >= 0 && device < hip_device_count() ? (hipMemPool_t)(void *)graph_pool[device]
                                                       : NULL;
+}
+
+void hip_mempool_graph_use(int device, int64_t bytes) {
+    stub_pool_t *p = (stub_pool_t *)(void *)hip_mempool_graph_pool(device);
+    if (!p) return;
+    pthread_mutex_lock(&p->lock);
+    p->used += (uint64_t)bytes;
+    if (p->used > p->reserved) p->reserved = p->used;   /* freed memory is reused first */
+    note_high(p);
+    pthread_mutex_unlock(&p->lock);
+}
+
+void hip_mempool_graph_trim(int device) {
+    stub_pool_t *p = (stub_pool_t *)(void *)hip_mempool_graph_pool(device);
+    if (!p) return;
+    pthread_mutex_lock(&p->lock);
+    p->reserved = p->used;
+    pthread_mutex_unlock(&p->lock);
 }
 
 static stub_pool_t *pool_of(hipMemPool_t h) {
@@ -325,6 +345,8 @@ hipError_t hipFreeAsync(void *dev_ptr, hipStream_t stream) {
     hip_stream_t *s;
     if (!dev_ptr || hip_stream_resolve(stream, &s) != hipSuccess) HIP_RETURN(hipErrorInvalidValue);
     stub_alloc_t a;
+    if (stub_mem_find(dev_ptr, &a) && a.base == (uintptr_t)dev_ptr && a.tag)
+        HIP_RETURN(hip_graph_alloc_free(dev_ptr, s));
     if (!stub_mem_find(dev_ptr, &a) || a.base != (uintptr_t)dev_ptr || a.kind != STUB_MEM_DEVICE ||
         a.tag)
         HIP_RETURN(hipErrorInvalidValue);

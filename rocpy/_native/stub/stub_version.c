@@ -190,6 +190,12 @@ static const rule_row_t rules[STUB_RULE_COUNT] = {
         "hipStreamBatchMemOp refuses only barrier and flush-remote-writes operations "
         "(before: every operation)", RELEASE(7, 3),
         "rocm-systems projects/clr/hipamd/src/hip_stream_ops.cpp ihipBatchMemOperation"},
+    [STUB_RULE_GRAPH_MEM_NODES_PINNED] = {
+        "hipGraphClone of a graph with memory nodes, hipGraphDestroyNode of one: hipErrorNotSupported",
+        RELEASE(6, 3), "clr hipamd/src/hip_graph.cpp hipGraphClone, hipGraphDestroyNode (ca3c2ac18)"},
+    [STUB_RULE_GRAPH_FREE_NEEDS_ALLOC_NODE] = {
+        "hipGraphAddMemFreeNode takes only an alloc node's address no free node names yet",
+        RELEASE(6, 3), "clr hipamd/src/hip_graph.cpp hipGraphAddMemFreeNode memAllocNodePtrs_ (cf0320a0b)"},
 };
 
 /* Info attributes ROCr added after 5.2, with the first release whose
