@@ -109,7 +109,7 @@ hipError_t hipGraphAddBatchMemOpNode(hipGraphNode_t *phGraphNode, hipGraph_t hGr
     struct hipGraphNode *n = hip_node_alloc(hipGraphNodeTypeBatchMemOp);
     if (!n) HIP_RETURN(hipErrorOutOfMemory);
     n->p.batch = *nodeParams;
-    HIP_RETURN(hip_graph_add(hGraph, dependencies, numDependencies, n, phGraphNode));
+    HIP_RETURN(hip_graph_add_node(hGraph, dependencies, numDependencies, n, phGraphNode));
 }
 
 /* hipamd casts the node unchecked; the stub refuses one of another type */

@@ -129,11 +129,6 @@ static struct hipGraphNode *node_new(hipGraphNodeType type) {
 
 struct hipGraphNode *hip_node_alloc(hipGraphNodeType type) { return node_new(type); }
 
-hipError_t hip_graph_add(hipGraph_t g, const hipGraphNode_t *deps, size_t ndeps,
-                         struct hipGraphNode *n, hipGraphNode_t *out) {
-    return add_node(g, deps, ndeps, n, out);
-}
-
 hipError_t hip_kernel_node_prepare(const hipKernelNodeParams *p, hip_launch_t *out) {
     if (!p || !p->func) return hipErrorInvalidValue;
     if (hip_function_resolve((hipFunction_t)p->func, NULL) != hipSuccess) return hipErrorInvalidDeviceFunction;

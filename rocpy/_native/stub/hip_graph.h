@@ -54,11 +54,9 @@ struct ihipGraph {
     bool instantiated;                /* hipamd Graph::graphInstantiated_ */
 };
 
-/* Node kinds made in other files: a zeroed node of that type, and linking it
- * into g under deps (hipamd's ihipGraphAddNode checks; freed on failure). */
+/* Node kinds made in other files: a zeroed node of that type (link it with
+ * hip_graph_add_node, hip_internal.h: hipamd's ihipGraphAddNode checks). */
 struct hipGraphNode *hip_node_alloc(hipGraphNodeType type);
-hipError_t hip_graph_add(hipGraph_t g, const hipGraphNode_t *deps, size_t ndeps,
-                         struct hipGraphNode *n, hipGraphNode_t *out);
 /* Copy a node's parameters (deep for kernels); edges are not copied. */
 hipError_t hip_node_copy_params(const struct hipGraphNode *src, struct hipGraphNode *dst);
 void hip_node_release_params(struct hipGraphNode *n);

@@ -58,7 +58,7 @@ hipError_t hipDrvGraphAddMemcpyNode(hipGraphNode_t *phGraphNode, hipGraph_t hGra
     if (!n) HIP_RETURN(hipErrorOutOfMemory);
     n->drv = true;
     n->p.drvcopy = *copyParams;
-    HIP_RETURN(hip_graph_add(hGraph, dependencies, numDependencies, n, phGraphNode));
+    HIP_RETURN(hip_graph_add_node(hGraph, dependencies, numDependencies, n, phGraphNode));
 }
 
 hipError_t hipDrvGraphAddMemsetNode(hipGraphNode_t *phGraphNode, hipGraph_t hGraph,

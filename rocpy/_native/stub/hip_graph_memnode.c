@@ -177,12 +177,6 @@ hipError_t hip_graph_alloc_free(void *ptr, hip_stream_t *s) {
     return mapped ? hipSuccess : hipErrorInvalidValue;
 }
 
-static struct hipGraphNode *mem_node(hipGraphNodeType type) {
-    struct hipGraphNode *n = calloc(1, sizeof *n);
-    if (n) n->type = type;
-    return n;
-}
-
 /* hipGraphAddMemAllocNode's checks after the common ones; dptr is cleared on
  * a refused property, as hipamd does */
 static hipError_t alloc_params_check(hipMemAllocNodeParams *p) {
@@ -203,7 +197,7 @@ hipError_t hip_make_memalloc_node(hipGraph_t g, const hipGraphNode_t *deps, size
     if (status != hipSuccess) return status;
     p->dptr = NULL;
     struct hip_graph_alloc *a = calloc(1, sizeof *a);
-    struct hipGraphNode *n = mem_node(hipGraphNodeTypeMemAlloc);
+    struct hipGraphNode *n = hip_node_alloc(hipGraphNodeTypeMemAlloc);
     status = a && n ? hipSuccess : hipErrorOutOfMemory;
     int device = p->poolProps.location.id;
     if (status == hipSuccess) status = hip_device_alloc(&a->ptr, p->bytesize, device, 0);
@@ -252,7 +246,7 @@ hipError_t hip_make_memfree_node(hipGraph_t g, const hipGraphNode_t *deps, size_
                                  void *ptr, bool named, hipGraphNode_t *out) {
     hipError_t status = ptr ? free_target_check(ptr, named) : hipErrorInvalidValue;
     if (status != hipSuccess) return status;
-    struct hipGraphNode *n = mem_node(hipGraphNodeTypeMemFree);
+    struct hipGraphNode *n = hip_node_alloc(hipGraphNodeTypeMemFree);
     if (!n) return hipErrorOutOfMemory;
     n->p.free_ptr = ptr;
     return hip_graph_add_node(g, deps, ndeps, n, out);
