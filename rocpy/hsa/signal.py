@@ -113,7 +113,8 @@ def _int_ops(table: dict[str, dict[str, Callable[..., Any]]]) -> dict[str, dict[
             else:   # the cffi function itself: it takes the hsa_signal_t (Signal._h)
                 fns[order] = fn
         out[op] = fns
-        _addresses[op] = addrs
+        if addrs:
+            _addresses[op] = addrs
     global _BY_INT
     _BY_INT = hot is not None
     return out
