@@ -22,6 +22,11 @@ the stream's other fields:
     the stream's release recipe);
 ``limit``
     items held before a fence is recorded (`Stream._fence`).
+``querying``
+    queries of the stream in progress (`Stream.query`, which drops what was held
+    when it began if it finds the stream complete): while it is not 0 an enqueuer
+    holds what it uses even where the batch's last item is the same objects (kernel
+    launches skip that hold otherwise: `rocpy.hip.module.Kernel._hold_launch`).
 
 An enqueuer holds what its work uses by appending to ``box[0]`` and calling
 ``stream._fence()`` once ``len(box[0]) >= limit`` (`Stream._hold` does both),
@@ -49,7 +54,7 @@ from . import _methods
 class PyLane:
     """The pure-Python `Lane` (same attributes as ``rocpy._hot.Lane``)."""
 
-    __slots__ = ("addr", "dev", "ready", "errors", "box", "limit")
+    __slots__ = ("addr", "dev", "ready", "errors", "box", "limit", "querying")
 
     addr: int
     dev: int
@@ -57,6 +62,7 @@ class PyLane:
     errors: Any
     box: list[Any]
     limit: int
+    querying: int
 
 
 def new_lane(addr: int, dev: int, ready: int, errors: Any, box: list[Any], limit: int) -> Any:
@@ -71,6 +77,7 @@ def new_lane(addr: int, dev: int, ready: int, errors: Any, box: list[Any], limit
     lane.errors = errors
     lane.box = box
     lane.limit = limit
+    lane.querying = 0
     return lane
 
 

@@ -60,23 +60,23 @@ def _install(hot: Any) -> None:
     # the C methods replace the Python ones on the classes (the point of this module;
     # setattr: a type checker refuses assigning to a method)
     setattr(Event, "query", hot.method(0, _address("hipEventQuery"), PYTHON["Event.query"],
-                                       not_ready, addr, None))
+                                       not_ready, addr, None, Event))
     setattr(Event, "record", hot.method(1, _address("hipEventRecord"), PYTHON["Event.record"],
-                                        not_ready, addr, Stream))
+                                        not_ready, addr, Stream, Event))
     setattr(Stream, "query", hot.method(2, _address("hipStreamQuery"), PYTHON["Stream.query"],
                                         not_ready, _OrderedHandle.__dict__["_pending"],
-                                        PendingList.__dict__["_entries"]))
+                                        PendingList.__dict__["_entries"], Stream))
     _copy.bind_copy_async()               # registers the types the compiled copy takes
     buffer = memory.Buffer
     memcpy = _address("hipMemcpyAsync")
     for kind, name in ((3, "copy_from"), (4, "copy_to")):
         PYTHON[f"Buffer.{name}"] = buffer.__dict__[name]
         setattr(buffer, name, hot.method(kind, memcpy, PYTHON[f"Buffer.{name}"], not_ready,
-                                         None, None))
+                                         None, None, buffer))
     from .._dispatcher import CallbackErrors
     hot.register_members(buffer.__dict__["_nbytes"], buffer.__dict__["_last"],
                          Stream.__dict__["_weak"], CallbackErrors.__dict__["pending"])
     from .module import Kernel
     PYTHON["Kernel.launch"] = Kernel.__dict__["launch"]
     setattr(Kernel, "launch", hot.method(5, 0, PYTHON["Kernel.launch"], not_ready,
-                                         Kernel.__dict__["_launcher"], None))
+                                         Kernel.__dict__["_launcher"], None, Kernel))

@@ -31,6 +31,7 @@ from .._handle import Handle
 from ..errors import HipError, hip_error
 from . import _api, _cai
 from ._api import api, use_device
+from ._lane import mark as _mark
 from .device import Device, as_device
 from ._launch_plan import (_buffer_types, _dims, _hot_launcher, _index, _launch_args,
                            _packable, _plain, _register_buffers, kernarg_buffer, kernel_layout)
@@ -537,7 +538,7 @@ class Kernel(Handle):
             st = self._fn(h, gx, gy, gz, bx, by, bz, shared_mem, sh, self._nullp, self._extra)
             if st:
                 raise hip_error(st, "hipModuleLaunchKernel")
-            s._hold(self)
+            self._hold_launch(s, args)
             return
         bufs = self._bufs
         try:
@@ -552,7 +553,24 @@ class Kernel(Handle):
         bufs.append(buf)
         if st:
             raise hip_error(st, "hipModuleLaunchKernel")
-        s._hold((self, args))
+        self._hold_launch(s, args)
+
+    def _hold_launch(self, s: Stream, args: Sequence[Any]) -> None:
+        """Hold what a launch on ``s`` uses until it completes: this kernel (its module),
+        with ``args`` where there are any.  Not again where the stream's unfenced batch
+        ends with the same objects and no query of it is in progress (the device is
+        still marked): one reference keeps alive what two would, and what releases that
+        item covers this launch too.  The compiled twin, with the reasons, is
+        ``launch_hold`` in rocpy/_native/hot/hot_launch.c."""
+        lane = s._lane
+        u = lane.box[0]
+        if u and not lane.querying:
+            last = u[-1]
+            if (last is self) if not args else (type(last) is tuple and len(last) == 2
+                                                and last[0] is self and last[1] is args):
+                _mark(lane.dev)
+                return
+        s._hold((self, args) if args else self)
 
     def _new_buffer(self) -> tuple[Any, Any, Any, Any]:
         """A kernarg buffer: (view to pack into, ``extra`` for the launch, then the

@@ -463,7 +463,13 @@ class Stream(_OrderedHandle):
         # threads add meanwhile stays (a fence moving the batch leaves ``held`` alone)
         held = lane.box[0]
         n = len(held)
-        st = _stream_query(lane.addr)
+        with self._lock:        # meanwhile launches hold again what they use (Kernel._hold_launch)
+            lane.querying += 1
+        try:
+            st = _stream_query(lane.addr)
+        finally:
+            with self._lock:
+                lane.querying -= 1
         pending = self._pending
         if st:
             pending.poll()

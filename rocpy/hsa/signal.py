@@ -90,6 +90,7 @@ def _bind(lib: Any) -> None:
     _state_values["active"] = lib.HSA_WAIT_STATE_ACTIVE
     _by_int.update(_int_ops(table))
     _ops.update(table)
+    _install_methods()
 
 
 def _int_ops(table: dict[str, dict[str, Callable[..., Any]]]) -> dict[str, dict[str, Any]]:
@@ -103,14 +104,17 @@ def _int_ops(table: dict[str, dict[str, Callable[..., Any]]]) -> dict[str, dict[
     out: dict[str, dict[str, Any]] = {}
     for op in ("load", "store", "silent_store"):
         fns: dict[str, Any] = {}
+        addrs: dict[str, int] = {}
         for order, fn in table[op].items():
             if hot is not None:
-                addr = int(ffi.cast("uintptr_t", ffi.addressof(lib, fn.__name__)))
+                addr = addrs[order] = int(ffi.cast("uintptr_t", ffi.addressof(lib, fn.__name__)))
                 call = hot.call_signal_load if op == "load" else hot.call_signal_store
                 fns[order] = functools.partial(call, addr)
             else:   # the cffi function itself: it takes the hsa_signal_t (Signal._h)
                 fns[order] = fn
         out[op] = fns
+        if addrs:
+            _addresses[op] = addrs
     global _BY_INT
     _BY_INT = hot is not None
     return out
@@ -118,6 +122,27 @@ def _int_ops(table: dict[str, dict[str, Callable[..., Any]]]) -> dict[str, dict[
 
 #: Whether `_by_int` takes the integer handle (compiled) or the cffi struct (fallback).
 _BY_INT = False
+#: The compiled path's function addresses: op -> order (aliases too) -> address
+_addresses: dict[str, dict[str, int]] = {}
+_METHOD_KINDS = {"load": 6, "store": 7, "silent_store": 8}     # rocpy/_native/hot/hot_method.h
+
+
+def _install_methods() -> None:
+    """`Signal.load`, `store` and `silent_store` as compiled methods where `rocpy._hot` is
+    in use (rocpy/_native/hot/hot_signal.c): an open signal, a known order (str) and, for
+    stores, an int within int64 make the call in C with no Python frame; every other
+    case, and every error, is the Python definition's (`_PYTHON`, which the class
+    attribute also gives).  Chosen once per process, as the HIP methods are."""
+    from .. import _hotpath
+    hot = _hotpath.module()
+    if hot is None or not _addresses:
+        return
+    slots = (Handle.__dict__["_h"], Signal.__dict__["_bad"], Signal.__dict__["_hv"])
+    for op, kind in _METHOD_KINDS.items():
+        default = _PYTHON[op].__defaults__[-1]
+        # setattr: the C descriptor replaces the method (a type checker refuses assigning one)
+        setattr(Signal, op, hot.method(kind, _addresses[op][default], _PYTHON[op], 0, slots,
+                                       dict(_addresses[op]), Signal))
 
 
 def _order_error(op: str, order: Any) -> ValueError:
@@ -590,3 +615,6 @@ class Signal(Handle):
         """How many `on` handlers are registered and have not run yet."""
         return len(self._tokens)
 
+
+#: the Python definitions of the methods `_install_methods` compiles
+_PYTHON: dict[str, Any] = {op: Signal.__dict__[op] for op in _METHOD_KINDS}

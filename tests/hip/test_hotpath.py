@@ -561,3 +561,23 @@ def test_the_compiled_launch_method_on_a_closed_module_raises_as_python(sides):
     finally:
         k._h = saved
     assert a == b and a[0] is not None and a[0] != "ok"
+
+
+def test_the_launch_descriptor_called_directly_launches_as_the_bound_call(sides, recorder):
+    """``k.launch(...)`` is ``descr(k, ...)`` (a method descriptor with vectorcall): the
+    same launch; any other first argument goes to the Python definition as it is."""
+    from rocpy.hip import _methods, module
+    if _hotpath.module() is None:
+        pytest.skip("ROCPY_HOT=0")
+    seen = recorder("vadd")
+    hot, _ = sides("vadd", "vadd")
+    d = module.Kernel.__dict__["launch"]
+    args = (*hot.bufs, np.int32(4))
+    d(hot.k, 1, 64, args, hot.s)
+    bound = hot.k.launch
+    bound(1, 64, args, hot.s)
+    hot.s.sync()
+    assert len(seen) == 2 and seen[0] == seen[1]
+    for bad in ((), (3, 1, 64), (None, 1, 64)):
+        a, b = outcome(lambda: d(*bad)), outcome(lambda: _methods.PYTHON["Kernel.launch"](*bad))
+        assert a == b and a[0] in (TypeError, AttributeError)

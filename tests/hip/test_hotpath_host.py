@@ -251,3 +251,31 @@ def test_buffer_copies_are_compiled_with_the_stream_positional_or_by_keyword(pat
         a = outcome(lambda: buf.copy_from(*args, **kwargs))
         b = outcome(lambda: py(buf, *args, **kwargs))
         assert a == b and a[0] is TypeError
+
+
+def test_the_descriptors_called_directly_agree_with_the_python_definitions(paths, dev):
+    """``obj.method(...)`` is ``descr(obj, ...)`` (the type is a method descriptor with
+    vectorcall: no bound builtin per call): the descriptor called with an instance does
+    what the bound call does, with anything else what the Python definition does."""
+    import functools
+    hot, _, bufs = paths
+    assert rocpy._hot.Method.__flags__ & (1 << 17)     # Py_TPFLAGS_METHOD_DESCRIPTOR
+    ev = hip.Event(dev, timing=False)
+    record, query = hip.Event.__dict__["record"], hip.Event.__dict__["query"]
+    s_query = hip.Stream.__dict__["query"]
+    copy_from = memory.Buffer.__dict__["copy_from"]
+    assert record(ev, hot) is ev and functools.partial(record, ev)(stream=hot) is ev
+    hot.sync()
+    assert query(ev) is True and s_query(hot) is True
+    dst, src = bufs[id(hot)]
+    src.fill(7)
+    assert copy_from(dst, src, hot) is None
+    hot.sync()
+    assert bytes(dst.copy_to(bytearray(N))) == bytes([7]) * N
+    for name, d in (("Event.record", record), ("Event.query", query),
+                    ("Stream.query", s_query), ("Buffer.copy_from", copy_from)):
+        py = _methods.PYTHON[name]
+        for args in ((), (3,), (None, hot)):
+            a, b = outcome(lambda: d(*args)), outcome(lambda: py(*args))
+            assert a == b and a[0] in (TypeError, AttributeError)
+    ev.close()

@@ -202,10 +202,12 @@ def test_wait_and_record(dev):
 
 @pytest.mark.stub_only
 def test_fences_batch_kernel_arguments(dev, load):
-    empty = load("empty")
+    # two kernels taking turns: each launch holds its own (one kernel launched again
+    # and again is held once, tests/hip/test_launch_hold.py)
+    kernels = (load("empty"), load("empty"))
     with dev.create_stream() as s:
-        for _ in range(stream_module.FENCE_EVERY * 2 + 5):
-            empty.launch(1, 1, (), stream=s)
+        for i in range(stream_module.FENCE_EVERY * 2 + 5):
+            kernels[i % 2].launch(1, 1, (), stream=s)
         assert len(s._lane.box[0]) == 5            # two fences recorded, five items after
         s.sync()
         assert not s._lane.box[0] and len(s._pending) == 0

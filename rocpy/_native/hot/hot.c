@@ -20,7 +20,8 @@
  *             with the same attributes replaces it where this module is missing)
  *   Launcher  a kernel's launch state: function pointers, parameter spec,
  *             the geometry cache (by value, immutable keys only)
- *   Method    Event.record/query, Stream.query as descriptors (hot_method.c)
+ *   Method    compiled methods: Event.record/query, Stream.query, Buffer copies,
+ *             Kernel.launch, HSA Signal loads/stores (hot_method.c, hot_signal.c)
  *   call_*    thin typed trampolines for the other hot calls (records, queries,
  *             async copies and fills, HSA signal ops)
  */
@@ -165,7 +166,7 @@ static PyMethodDef module_methods[] = {
     {"copy_async", (PyCFunction)(void (*)(void))copy_async, METH_FASTCALL,
      "copy_async(fn, buf, other, to_other, stream) -> bool: see hot.c"},
     {"method", (PyCFunction)(void (*)(void))make_method, METH_FASTCALL,
-     "method(kind, fn, fallback, not_ready, aux, extra): a compiled method (hot_method.c)"},
+     "method(kind, fn, fallback, not_ready, aux, extra, owner): a compiled method (hot_method.c)"},
     {"register_slots", (PyCFunction)(void (*)(void))register_slots, METH_FASTCALL,
      "register_slots(Handle.__dict__['_h'], Stream's '_lane' descriptor)"},
     {"mark", py_idle_mark, METH_O, "mark(dev): rocpy enqueued work on device dev (hot_idle.c)"},

@@ -77,6 +77,7 @@ typedef struct {
     PyObject *errors;          /* CallbackErrors (its .pending list) */
     PyObject *box;             /* [list]: what unfenced work uses */
     Py_ssize_t limit;          /* items held before a fence */
+    Py_ssize_t querying;       /* queries of the stream in progress (hot_launch.c's hold) */
 } Lane;
 extern PyTypeObject *LaneType;
 extern PyType_Spec lane_spec;
@@ -102,7 +103,7 @@ int copy_async_core(void *fn, PyObject *buf, PyObject *other, int to_other, PyOb
 PyObject *register_sync_copy(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
 int copy_sync_core(PyObject *buf, PyObject *other, int to_other);
 
-/* hot_method.c: Event.record/query, Stream.query as compiled descriptors */
+/* hot_method.c: compiled methods (hot_method.h: their kinds, hot_signal.c) */
 PyObject *make_method(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
 int method_type_add(PyObject *m);
 

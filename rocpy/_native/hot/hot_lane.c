@@ -40,6 +40,8 @@ static PyMemberDef lane_members[] = {
     {"errors", T_OBJECT, offsetof(Lane, errors), 0, "the stream's CallbackErrors"},
     {"box", T_OBJECT, offsetof(Lane, box), 0, "one-item list: what unfenced work uses"},
     {"limit", T_PYSSIZET, offsetof(Lane, limit), 0, "items held before a fence"},
+    {"querying", T_PYSSIZET, offsetof(Lane, querying), 0,
+     "queries in progress (Stream.query): a launch then holds what it uses again"},
     {NULL}
 };
 

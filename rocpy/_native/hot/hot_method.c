@@ -1,58 +1,54 @@
-/* rocpy._hot: Event.record / Event.query / Stream.query with no Python frame.
+/* rocpy._hot: compiled methods: Event.record / Event.query / Stream.query,
+ * Buffer.copy_from / copy_to, Kernel.launch and HSA Signal.load / store / silent_store
+ * (hot_signal.c) with no Python frame.
  *
  * `Method(kind, fn, fallback, ...)` is a descriptor put on the class in place of the
- * Python method (rocpy/hip/event.py, stream.py install it where rocpy._hot is in use).
- * Buffer.copy_from / copy_to are two more kinds: the compiled async copy
- * (copy_async_core, hot_calls.c) with a stream, everything else their Python definition.
- * Reading it from an instance gives a builtin bound to the instance; the call does the
- * common case itself (an open object, a ready lane, a status of success or not-ready)
- * and hands every other case to `fallback`, the Python definition, unchanged: so the
- * exceptions are the Python path's by construction.  Read from the class it is the
- * Python function itself (docstring, signature, `inspect`).
+ * Python method (rocpy/hip/_methods.py, rocpy/hsa/signal.py install them where rocpy._hot
+ * is in use).  The copies are the compiled async copy (copy_async_core, hot_calls.c) with
+ * a stream, the compiled synchronous one without, everything else their Python definition.
+ *
+ * The type is a method descriptor with vectorcall (Py_TPFLAGS_METHOD_DESCRIPTOR): for
+ * `obj.method(...)` CPython calls `descr(obj, ...)` directly, with no bound object made
+ * per call; reading `obj.method` alone gives a builtin bound to the instance, as before.
+ * Either way the call does the common case itself (an open object, a ready lane, a status
+ * of success or not-ready) and hands every other case, self not of the class included, to
+ * `fallback`, the Python definition, unchanged: so the exceptions are the Python path's by
+ * construction.  Read from the class it is the Python function itself (docstring,
+ * signature, `inspect`).
  */
-#include "hot_launch.h"
+#include "hot_method.h"
 
-enum { EVENT_QUERY, EVENT_RECORD, STREAM_QUERY, COPY_FROM, COPY_TO, KERNEL_LAUNCH, N_KINDS };
-
-typedef struct {
-    void *fn;                  /* the runtime function */
-    PyObject *fallback;        /* the Python definition: fallback(self, *args, **kwargs) */
-    int not_ready;             /* hipErrorNotReady of the backend */
-    PyObject *aux;             /* EVENT_QUERY/RECORD: Event's `_addr` member descriptor;
-                                  STREAM_QUERY: the stream's `_pending` descriptor;
-                                  KERNEL_LAUNCH: Kernel's `_launcher` descriptor */
-    PyObject *stream_type;     /* EVENT_RECORD: the Stream type the fast case takes */
-    PyObject *entries;         /* STREAM_QUERY: PendingList's `_entries` descriptor */
-} MethodState;
-
-static MethodState state[N_KINDS];
+MethodState method_state[N_KINDS];
+#define state method_state
 
 typedef struct {
     PyObject_HEAD
     int kind;
+    hot_vectorcallfunc vectorcall;
 } Method;
 
 static PyTypeObject *MethodType;
 
-static PyObject *member_get(PyObject *descr, PyObject *obj)
+PyObject *method_aux(int kind, int i, PyObject *obj)
 {
-    descrgetfunc get = (descrgetfunc)PyType_GetSlot(Py_TYPE(descr), Py_tp_descr_get);
-    return get(descr, obj, (PyObject *)Py_TYPE(obj));
+    return state[kind].aux_get[i](state[kind].aux[i], obj, (PyObject *)Py_TYPE(obj));
 }
 
-/* fallback(self, *args, **kwnames) */
-static PyObject *call_fallback(int kind, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                               PyObject *kwnames)
+/* fn(*first, *args, **kwnames): first is self, or NULL (a descriptor called with nothing) */
+static PyObject *call_python(PyObject *fn, PyObject *first, PyObject *const *args,
+                             Py_ssize_t nargs, PyObject *kwnames)
 {
-    Py_ssize_t nkw = kwnames ? PyTuple_Size(kwnames) : 0;
-    PyObject *t = PyTuple_New(1 + nargs), *kw = NULL, *r = NULL;
+    Py_ssize_t nkw = kwnames ? PyTuple_Size(kwnames) : 0, k = first ? 1 : 0;
+    PyObject *t = PyTuple_New(k + nargs), *kw = NULL, *r = NULL;
     if (!t)
         return NULL;
-    Py_INCREF(self);
-    PyTuple_SetItem(t, 0, self);
+    if (first) {
+        Py_INCREF(first);
+        PyTuple_SetItem(t, 0, first);
+    }
     for (Py_ssize_t i = 0; i < nargs; i++) {
         Py_INCREF(args[i]);
-        PyTuple_SetItem(t, 1 + i, args[i]);
+        PyTuple_SetItem(t, k + i, args[i]);
     }
     if (nkw) {
         if (!(kw = PyDict_New()))
@@ -61,12 +57,19 @@ static PyObject *call_fallback(int kind, PyObject *self, PyObject *const *args, 
             if (PyDict_SetItem(kw, PyTuple_GetItem(kwnames, i), args[nargs + i]) < 0)
                 goto out;
     }
-    r = PyObject_Call(state[kind].fallback, t, kw);
+    r = PyObject_Call(fn, t, kw);
 out:
     Py_DECREF(t);
     Py_XDECREF(kw);
     return r;
 }
+
+PyObject *method_fallback(int kind, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames)
+{
+    return call_python(state[kind].fallback, self, args, nargs, kwnames);
+}
+#define call_fallback method_fallback
 
 /* The handle `_h` (None when closed: 0 here) and `_addr` of an Event. */
 static int event_addr(PyObject *ev, int kind, void **addr)
@@ -78,7 +81,7 @@ static int event_addr(PyObject *ev, int kind, void **addr)
     Py_DECREF(h);
     if (!open)
         return 0;
-    PyObject *a = member_get(state[kind].aux, ev);
+    PyObject *a = method_aux(kind, 0, ev);
     if (!a)
         return -1;
     *addr = PyLong_Check(a) ? PyLong_AsVoidPtr(a) : NULL;
@@ -115,7 +118,7 @@ static PyObject *event_record(PyObject *self, PyObject *const *args, Py_ssize_t 
     if (r > 0) {
         PyObject *s = args[0];
         r = 0;
-        if ((PyObject *)Py_TYPE(s) == state[EVENT_RECORD].stream_type) {
+        if ((PyObject *)Py_TYPE(s) == state[EVENT_RECORD].extra) {
             PyObject *h = slot_get(descr_h, get_h, s, str_h);
             if (!h)
                 return NULL;
@@ -145,7 +148,7 @@ static PyObject *event_record(PyObject *self, PyObject *const *args, Py_ssize_t 
 /* pending.poll() where the list has entries (an empty list's poll does nothing) */
 static int poll_pending(PyObject *pending)
 {
-    PyObject *entries = member_get(state[STREAM_QUERY].entries, pending);
+    PyObject *entries = method_aux(STREAM_QUERY, 1, pending);
     if (!entries)
         return -1;
     Py_ssize_t n = PyObject_Length(entries);
@@ -188,10 +191,12 @@ static PyObject *stream_query(PyObject *self, PyObject *const *args, Py_ssize_t 
     Py_ssize_t n = PyList_Size(held);
     void *sh = (void *)(uintptr_t)lane->addr;
     int st;
+    lane->querying++;     /* meanwhile launches hold again what they use (launch_hold) */
     Py_BEGIN_ALLOW_THREADS
     st = ((fn_p)state[STREAM_QUERY].fn)(sh);
     Py_END_ALLOW_THREADS
-    if (!(pending = member_get(state[STREAM_QUERY].aux, self)))
+    lane->querying--;
+    if (!(pending = method_aux(STREAM_QUERY, 0, self)))
         goto done;
     if (st) {
         if (poll_pending(pending) < 0)
@@ -301,7 +306,7 @@ static PyObject *kernel_launch(PyObject *self, PyObject *const *args, Py_ssize_t
     if (!h)
         return NULL;
     Py_DECREF(h);
-    PyObject *launcher = h == Py_None ? NULL : member_get(state[KERNEL_LAUNCH].aux, self);
+    PyObject *launcher = h == Py_None ? NULL : method_aux(KERNEL_LAUNCH, 0, self);
     if (!launcher) {
         PyErr_Clear();
         return call_fallback(KERNEL_LAUNCH, self, args, nargs, kwnames);
@@ -316,14 +321,55 @@ static PyObject *kernel_launch(PyObject *self, PyObject *const *args, Py_ssize_t
 }
 
 typedef PyObject *(*fastkw)(PyObject *, PyObject *const *, Py_ssize_t, PyObject *);
-static PyMethodDef defs[N_KINDS] = {
-    {"query", (PyCFunction)(void (*)(void))event_query, METH_FASTCALL | METH_KEYWORDS, NULL},
-    {"record", (PyCFunction)(void (*)(void))event_record, METH_FASTCALL | METH_KEYWORDS, NULL},
-    {"query", (PyCFunction)(void (*)(void))stream_query, METH_FASTCALL | METH_KEYWORDS, NULL},
-    {"copy_from", (PyCFunction)(void (*)(void))copy_from, METH_FASTCALL | METH_KEYWORDS, NULL},
-    {"copy_to", (PyCFunction)(void (*)(void))copy_to, METH_FASTCALL | METH_KEYWORDS, NULL},
-    {"launch", (PyCFunction)(void (*)(void))kernel_launch, METH_FASTCALL | METH_KEYWORDS, NULL},
+static const fastkw impls[N_KINDS] = {
+    event_query, event_record, stream_query, copy_from, copy_to, kernel_launch,
+    signal_load, signal_store, signal_silent_store,
 };
+#define DEF(name, i) {name, (PyCFunction)(void (*)(void))i, METH_FASTCALL | METH_KEYWORDS, NULL}
+static PyMethodDef defs[N_KINDS] = {
+    DEF("query", event_query), DEF("record", event_record), DEF("query", stream_query),
+    DEF("copy_from", copy_from), DEF("copy_to", copy_to), DEF("launch", kernel_launch),
+    DEF("load", signal_load), DEF("store", signal_store),
+    DEF("silent_store", signal_silent_store),
+};
+
+/* descr(self, *args, **kw): what CPython calls for `obj.method(...)` (a method
+ * descriptor); a self of another class goes to the Python definition as it is */
+static PyObject *method_vectorcall(PyObject *descr, PyObject *const *args, size_t nargsf,
+                                   PyObject *kwnames)
+{
+    Py_ssize_t nargs = (Py_ssize_t)(nargsf & ~HOT_VECTORCALL_ARGUMENTS_OFFSET);
+    int kind = ((Method *)descr)->kind;
+    if (nargs < 1 || !PyObject_TypeCheck(args[0], state[kind].owner))
+        return call_python(state[kind].fallback, NULL, args, nargs, kwnames);
+    return impls[kind](args[0], args + 1, nargs - 1, kwnames);
+}
+
+/* descr(*args, **kw) through tp_call (PyObject_Call, functools.partial, ...) */
+static PyObject *method_call(PyObject *descr, PyObject *args, PyObject *kw)
+{
+    Py_ssize_t n = PyTuple_Size(args), nkw = kw ? PyDict_Size(kw) : 0;
+    PyObject **argv = PyMem_Malloc((size_t)(n + nkw + 1) * sizeof(PyObject *));
+    PyObject *kwnames = nkw ? PyTuple_New(nkw) : NULL, *r = NULL;
+    if (!argv || (nkw && !kwnames)) {
+        PyMem_Free(argv);
+        Py_XDECREF(kwnames);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        argv[i] = PyTuple_GetItem(args, i);
+    PyObject *key, *value;
+    Py_ssize_t pos = 0, i = 0;
+    while (nkw && PyDict_Next(kw, &pos, &key, &value)) {
+        Py_INCREF(key);
+        PyTuple_SetItem(kwnames, i, key);
+        argv[n + i++] = value;
+    }
+    r = method_vectorcall(descr, argv, (size_t)n, kwnames);
+    Py_XDECREF(kwnames);
+    PyMem_Free(argv);
+    return r;
+}
 
 static PyObject *method_get(PyObject *self, PyObject *obj, PyObject *type)
 {
@@ -343,15 +389,24 @@ static void method_dealloc(PyObject *self)
     Py_DECREF(tp);
 }
 
+static PyMemberDef method_members[] = {
+    {"__vectorcalloffset__", T_PYSSIZET, offsetof(Method, vectorcall), READONLY, NULL},
+    {NULL}
+};
+
 static PyType_Slot method_slots[] = {
     {Py_tp_doc, "A compiled method (see rocpy/_native/hot/hot_method.c)."},
     {Py_tp_descr_get, method_get},
+    {Py_tp_call, method_call},
+    {Py_tp_members, method_members},
     {Py_tp_dealloc, method_dealloc},
     {0, NULL}
 };
 
 static PyType_Spec method_spec = {
-    "rocpy._hot.Method", sizeof(Method), 0, Py_TPFLAGS_DEFAULT, method_slots
+    "rocpy._hot.Method", sizeof(Method), 0,
+    Py_TPFLAGS_DEFAULT | HOT_TPFLAGS_HAVE_VECTORCALL | HOT_TPFLAGS_METHOD_DESCRIPTOR,
+    method_slots
 };
 
 /* The module's `Method` type (at import, from hot.c). */
@@ -364,47 +419,74 @@ int method_type_add(PyObject *m)
     return 0;
 }
 
-/* method(kind, fn, fallback, not_ready, aux, stream_type_or_entries) -> descriptor
+static int take_descriptor(PyObject *d, PyObject **slot, descrgetfunc *get)
+{
+    descrgetfunc g = (descrgetfunc)PyType_GetSlot(Py_TYPE(d), Py_tp_descr_get);
+    if (!g) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_TypeError, "method: aux must be member descriptors");
+        return -1;
+    }
+    Py_INCREF(d);
+    HOT_XSETREF(*slot, d);
+    *get = g;
+    return 0;
+}
+
+/* method(kind, fn, fallback, not_ready, aux, extra, owner) -> descriptor
  * kind 0 Event.query (aux: Event's _addr descriptor), 1 Event.record (aux: the same,
- * then the Stream type), 2 Stream.query (aux: the stream's _pending descriptor, then
+ * extra: the Stream type), 2 Stream.query (aux: the stream's _pending descriptor, extra:
  * PendingList's _entries descriptor), 3 Buffer.copy_from and 4 Buffer.copy_to (fn:
  * hipMemcpyAsync; aux and extra unused: None), 5 Kernel.launch (fn unused: 0; aux:
- * Kernel's _launcher descriptor).  Registering a kind again replaces its state. */
+ * Kernel's _launcher descriptor), 6 Signal.load, 7 Signal.store, 8 Signal.silent_store
+ * (fn: the default order's function; aux: the (_h, _bad, _hv) descriptors;
+ * extra: {order: function address}); owner: the class (the fast case takes its
+ * instances).  Registering a kind again replaces its state. */
 PyObject *make_method(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
-    CHECK_N(6, "method");
+    CHECK_N(7, "method");
     long kind = PyLong_AsLong(args[0]);
     if (kind < 0 || kind >= N_KINDS) {
         if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "method: kind is 0 to 5");
+            PyErr_SetString(PyExc_ValueError, "method: kind is 0 to 8");
         return NULL;
     }
     PTR_ARG(1, fn);
     int not_ready = (int)PyLong_AsLong(args[3]);
     if (not_ready == -1 && PyErr_Occurred())
         return NULL;
-    if (((kind <= STREAM_QUERY || kind == KERNEL_LAUNCH) &&
-         !PyType_GetSlot(Py_TYPE(args[4]), Py_tp_descr_get)) ||
-        (kind == STREAM_QUERY && !PyType_GetSlot(Py_TYPE(args[5]), Py_tp_descr_get))) {
-        PyErr_Clear();
-        PyErr_SetString(PyExc_TypeError, "method: aux must be a member descriptor");
+    if (!PyType_Check(args[6])) {
+        PyErr_SetString(PyExc_TypeError, "method: owner must be a class");
         return NULL;
     }
     MethodState *s = &state[kind];
+    PyObject *aux = args[4], *extra = args[5];
+    if (kind >= SIGNAL_LOAD) {
+        if (!(PyTuple_Check(aux) && PyTuple_Size(aux) == 3 && PyDict_Check(extra))) {
+            PyErr_SetString(PyExc_TypeError, "method: a Signal kind takes (_h, _bad, _hv) "
+                                             "descriptors and a dict");
+            return NULL;
+        }
+        for (int i = 0; i < 3; i++)
+            if (take_descriptor(PyTuple_GetItem(aux, i), &s->aux[i], &s->aux_get[i]) < 0)
+                return NULL;
+    } else if (kind <= STREAM_QUERY || kind == KERNEL_LAUNCH) {
+        if (take_descriptor(aux, &s->aux[0], &s->aux_get[0]) < 0 ||
+            (kind == STREAM_QUERY && take_descriptor(extra, &s->aux[1], &s->aux_get[1]) < 0))
+            return NULL;
+    }
     Py_INCREF(args[2]);
     HOT_XSETREF(s->fallback, args[2]);
-    Py_INCREF(args[4]);
-    HOT_XSETREF(s->aux, args[4]);
-    Py_INCREF(args[5]);
-    if (kind == STREAM_QUERY)
-        HOT_XSETREF(s->entries, args[5]);
-    else
-        HOT_XSETREF(s->stream_type, args[5]);
+    Py_INCREF(extra);
+    HOT_XSETREF(s->extra, extra);
+    Py_INCREF(args[6]);
+    HOT_XSETREF(s->owner, (PyTypeObject *)args[6]);
     s->fn = fn;
     s->not_ready = not_ready;
     Method *self = PyObject_New(Method, MethodType);
     if (!self)
         return NULL;
     self->kind = (int)kind;
+    self->vectorcall = method_vectorcall;
     return (PyObject *)self;
 }

@@ -8,6 +8,18 @@ static int is_buffer(Launcher *self, PyTypeObject *t)
     return in_types(self->buffer_array, self->nbuffer, t);
 }
 
+/* the low `size` bytes of v, little-endian (hot.h): a store, not a libc memcpy call */
+static inline void put(char *out, unsigned long long v, Py_ssize_t size)
+{
+    switch (size) {
+    case 8: { uint64_t x = v; memcpy(out, &x, 8); break; }
+    case 4: { uint32_t x = (uint32_t)v; memcpy(out, &x, 4); break; }
+    case 2: { uint16_t x = (uint16_t)v; memcpy(out, &x, 2); break; }
+    case 1: *out = (char)v; break;
+    default: memcpy(out, &v, (size_t)size);
+    }
+}
+
 int pack_one(Launcher *self, const Param *q, PyObject *a, char *out)
 {
     PyTypeObject *t = Py_TYPE(a);
@@ -34,14 +46,14 @@ int pack_one(Launcher *self, const Param *q, PyObject *a, char *out)
             }
             v = PyLong_AsUnsignedLongLong(src);
             Py_XDECREF(p);
-            if (PyErr_Occurred()) {
+            if (v == (unsigned long long)-1 && PyErr_Occurred()) {
                 PyErr_Clear();
                 return 0;
             }
             if (q->size < 8 && v >> (8 * q->size))
                 return 0;
         }
-        memcpy(out, &v, q->size);
+        put(out, v, q->size);
         return 1;
     }
     if (q->what == P_INT) {
@@ -92,7 +104,7 @@ int pack_one(Launcher *self, const Param *q, PyObject *a, char *out)
             PyErr_Clear();
             return 0;
         }
-        memcpy(out, &bits, q->size);
+        put(out, bits, q->size);
         return 1;
     }
     if (q->what == P_FLOAT) {
