@@ -305,6 +305,7 @@ static hipError_t begin_capture(hipStream_t stream, hipStreamCaptureMode mode) {
 
 hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureMode mode) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     HIP_RETURN(begin_capture(stream, mode));
 }
 
@@ -353,6 +354,7 @@ static hipError_t end_capture(hipStream_t stream, hipGraph_t *pGraph) {
 
 hipError_t hipStreamEndCapture(hipStream_t stream, hipGraph_t *pGraph) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     HIP_RETURN(end_capture(stream, pGraph));
 }
 

@@ -121,6 +121,7 @@ void hip_event_wait_on(struct ihipEvent_t *e, hip_stream_t *s) {
 
 hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     hip_stream_t *s;
     bool capturing;
     struct ihipEvent_t *e;
@@ -216,6 +217,7 @@ static hipError_t stream_wait_event(hipStream_t stream, hipEvent_t event, unsign
 
 hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     HIP_RETURN(stream_wait_event(stream, event, flags));
 }
 

@@ -129,6 +129,7 @@ hipError_t hipLaunchCooperativeKernel(const void *f, dim3 gridDim, dim3 blockDim
                                       hipStream_t stream) {
     (void)f, (void)gridDim, (void)blockDimX, (void)kernelParams, (void)sharedMemBytes;
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     HIP_RETURN(cooperative(stream));
 }
 
