@@ -214,7 +214,7 @@ class GreenContext(Handle):
         out = ffi.new("hipExecutionCtx_t *")
         _check(lib.hipGreenCtxCreate(out, desc[0], device.index, 0), "hipGreenCtxCreate")
         ctx = cls.__new__(cls)
-        Handle.__init__(ctx, out[0], (_destroy_ctx, (out[0],)), parents=(device.context,))
+        Handle.__init__(ctx, out[0], (_destroy_ctx, out[0]), parents=(device.context,))
         ctx.device = device
         ctx._resources = res
         return ctx

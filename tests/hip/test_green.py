@@ -99,9 +99,12 @@ def test_a_stream_of_a_closed_context_is_detached():
     with pytest.raises(rocpy.HipError) as e:
         s.sync()
     assert e.value.name == "hipErrorStreamDetached"
+    ev = dev.create_event()
     with pytest.raises(rocpy.HipError) as e:
-        s.record()
+        s.record(ev)
     assert e.value.name == "hipErrorStreamDetached"
+    ev.close()
+    del e
     assert s.non_blocking              # getters still work
     s.close()                          # and close
     with pytest.raises(rocpy.ClosedError):
@@ -112,10 +115,15 @@ def test_a_stream_of_a_closed_context_is_detached():
 @needs_green
 def test_a_stream_keeps_its_context_alive():
     import gc
+    import weakref
     dev = Device(0)
-    s = dev.create_green_context(dev.resources().sm).create_stream()
+    ctx = dev.create_green_context(dev.resources().sm)
+    s = ctx.create_stream()
+    ref = weakref.ref(ctx)
+    del ctx
     gc.collect()
+    assert ref() is not None
     s.sync()                           # not detached: the context was kept
     s.close()
-    gc.collect()
+    ref().close()
     assert rocpy.debug.live_objects() == {}
