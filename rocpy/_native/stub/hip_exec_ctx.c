@@ -147,8 +147,7 @@ hipError_t hipExecutionCtxDestroy(hipExecutionCtx_t ctx) {
     if (!hip_registry_remove(&ctxs, c)) HIP_RETURN(hipErrorInvalidValue);
     for (size_t i = 0; i < c->streams.n; i++) {
         hip_stream_t *s = c->streams.v[i];
-        hip_capture_invalidate(s);
-        atomic_store(&s->detached, true);
+        hip_stream_detach(s);
         hip_stream_release(s);
     }
     c->streams.n = 0;

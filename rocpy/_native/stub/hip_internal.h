@@ -202,6 +202,8 @@ void hip_stream_release(hip_stream_t *s);
  * One line at the top of each entry point clr guards:
  * HIP_CHECK_STREAM_DETACHED(stream). */
 hipError_t hip_stream_check_detached(hipStream_t handle);
+/* hip::Stream::Detach: its capture invalidated, from now on detached. */
+void hip_stream_detach(hip_stream_t *s);
 #define HIP_CHECK_STREAM_DETACHED(stream) HIP_RETURN_ONFAIL(hip_stream_check_detached(stream))
 /* Destroy every user stream of a device (hipDeviceReset). */
 void hip_stream_destroy_device(int device);

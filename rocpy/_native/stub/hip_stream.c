@@ -95,11 +95,21 @@ void hip_stream_retain(hip_stream_t *s) { atomic_fetch_add(&s->refs, 1); }
 void hip_stream_release(hip_stream_t *s) { stream_unref(s); }
 
 #ifdef ROCPY_HAVE_hipErrorStreamDetached
+static atomic_bool any_detached;     /* until one is, no entry point looks a stream up */
+
 static bool is_detached(void *h, void *ctx) {
     (void)ctx;
     return atomic_load(&((hip_stream_t *)h)->detached);
 }
 #endif
+
+void hip_stream_detach(hip_stream_t *s) {
+    hip_capture_invalidate(s);
+    atomic_store(&s->detached, true);
+#ifdef ROCPY_HAVE_hipErrorStreamDetached
+    atomic_store(&any_detached, true);
+#endif
+}
 
 /* clr hip_internal.hpp CHECK_STREAM_DETACHED(_API): the null, legacy and
  * per-thread streams never detach; a handle that is no live stream is left to
@@ -120,7 +130,7 @@ static bool is_detached(void *h, void *ctx) {
  * hipMemPrefetchAsync_v2, hipStreamBeginCaptureToGraph, hipStreamBatchMemOp. */
 hipError_t hip_stream_check_detached(hipStream_t handle) {
 #ifdef ROCPY_HAVE_hipErrorStreamDetached
-    if (handle == NULL || handle == hipStreamPerThread) return hipSuccess;
+    if (handle == NULL || handle == hipStreamPerThread || !atomic_load(&any_detached)) return hipSuccess;
 #ifdef hipStreamLegacy
     if (handle == hipStreamLegacy) return hipSuccess;
 #endif
