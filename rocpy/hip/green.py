@@ -43,8 +43,13 @@ if TYPE_CHECKING:
 _owner_of: weakref.WeakKeyDictionary[Any, GreenContext] = weakref.WeakKeyDictionary()
 
 
+def _hip() -> Any:
+    """The backend, untyped: the family is absent from the lib stubs of older headers."""
+    return api()
+
+
 def _require(what: str) -> Any:
-    a = api()
+    a = _hip()
     if not a.has("hipGreenCtxCreate"):
         raise NotSupportedError(
             f"{what}: green contexts need HIP 7.2 or newer (hipGreenCtxCreate); rocpy was "
@@ -68,12 +73,15 @@ class SMResource:
 
     __slots__ = ("_res", "device")
 
+    _res: Any
+    device: Device
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("get an SMResource from Device.resources().sm")
 
     @classmethod
     def _wrap(cls, device: Device, res: Any) -> SMResource:
-        a = api()
+        a = _hip()
         r = cls.__new__(cls)
         r._res = a.ffi.new("hipDevResource *", res[0] if a.ffi.typeof(res).kind == "pointer" else res)
         r._res.nextResource = a.ffi.NULL
@@ -157,7 +165,7 @@ class SMResource:
         return [SMResource._wrap(self.device, out[i]) for i in range(len(counts))], self._rest(rest)
 
     def _rest(self, rest: Any) -> SMResource | None:
-        return None if rest.type == api().lib.hipDevResourceTypeInvalid else SMResource._wrap(
+        return None if rest.type == _hip().lib.hipDevResourceTypeInvalid else SMResource._wrap(
             self.device, rest)
 
 
@@ -179,7 +187,7 @@ def device_resources(device: Device) -> DeviceResources:
 
 
 def _destroy_ctx(handle: Any) -> None:
-    _check(api().lib.hipExecutionCtxDestroy(handle), "hipExecutionCtxDestroy")
+    _check(_hip().lib.hipExecutionCtxDestroy(handle), "hipExecutionCtxDestroy")
 
 
 class GreenContext(Handle):
@@ -227,7 +235,7 @@ class GreenContext(Handle):
     @property
     def id(self) -> int:
         """The runtime's id of the context (``hipExecutionCtxGetId``)."""
-        a = api()
+        a = _hip()
         out = a.ffi.new("unsigned long long *")
         _check(a.lib.hipExecutionCtxGetId(self._require_open(), out), "hipExecutionCtxGetId")
         return int(out[0])
@@ -246,7 +254,7 @@ class GreenContext(Handle):
             rocpy.HipError: the runtime's status.
         """
         from .stream import _OWNED, Stream
-        a = api()
+        a = _hip()
         h = self._require_open()
         out = a.ffi.new("hipStream_t *")
         flags = a.lib.hipStreamNonBlocking if non_blocking else a.lib.hipStreamDefault
@@ -264,7 +272,7 @@ class GreenContext(Handle):
 
     def sync(self) -> None:
         """Wait for the work of every stream of the context (``hipExecutionCtxSynchronize``)."""
-        _check(api().lib.hipExecutionCtxSynchronize(self._require_open()),
+        _check(_hip().lib.hipExecutionCtxSynchronize(self._require_open()),
                "hipExecutionCtxSynchronize")
 
     def record(self, event: Event | None = None) -> Event:
@@ -272,13 +280,13 @@ class GreenContext(Handle):
         (``hipExecutionCtxRecordEvent``)."""
         if event is None:
             event = self.device.create_event()
-        _check(api().lib.hipExecutionCtxRecordEvent(self._require_open(), event.handle),
+        _check(_hip().lib.hipExecutionCtxRecordEvent(self._require_open(), event.handle),
                "hipExecutionCtxRecordEvent")
         return event
 
     def wait(self, event: Event) -> None:
         """Make every stream of the context wait for ``event`` (``hipExecutionCtxWaitEvent``)."""
-        _check(api().lib.hipExecutionCtxWaitEvent(self._require_open(), event.handle),
+        _check(_hip().lib.hipExecutionCtxWaitEvent(self._require_open(), event.handle),
                "hipExecutionCtxWaitEvent")
 
     def __repr__(self) -> str:
