@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from ..hsa.agent import Agent
     from .context import Context
     from .event import Event
+    from .green import DeviceResources, GreenContext
     from .stream import Stream
 
 _lock = threading.Lock()
@@ -467,6 +468,18 @@ class Device(Handle):
         """
         from .event import Event
         return Event(self, timing=timing, blocking=blocking, interprocess=interprocess)
+
+    def resources(self) -> DeviceResources:
+        """The device's resources (``.sm``: all its CUs as an `rocpy.hip.green.SMResource`),
+        to split into green contexts (HIP 7.2+; `rocpy.NotSupportedError` before)."""
+        from .green import device_resources
+        return device_resources(self)
+
+    def create_green_context(self, resources: Any) -> GreenContext:
+        """A `rocpy.hip.green.GreenContext` of an `SMResource` or several (pieces of
+        one split) of this device (``hipGreenCtxCreate``; HIP 7.2+)."""
+        from .green import GreenContext
+        return GreenContext._create(self, resources)
 
     @property
     def context(self) -> Context:

@@ -70,6 +70,7 @@ static hipError_t enqueue_ops(hip_stream_t *s, unsigned count,
 hipError_t hipStreamBatchMemOp(hipStream_t stream, unsigned int count,
                                hipStreamBatchMemOpParams *paramArray, unsigned int flags) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     if (!paramArray || flags != 0 || count == 0 || count > BATCH_MAX)
         HIP_RETURN(hipErrorInvalidValue);
     hip_stream_t *s;

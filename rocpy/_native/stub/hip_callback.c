@@ -47,6 +47,7 @@ static hipError_t add_callback(hipStream_t stream, hipStreamCallback_t callback,
 hipError_t hipStreamAddCallback(hipStream_t stream, hipStreamCallback_t callback, void *userData,
                                 unsigned int flags) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     HIP_RETURN(add_callback(stream, callback, userData, flags));
 }
 
@@ -65,5 +66,6 @@ static hipError_t launch_host_func(hipStream_t stream, hipHostFn_t fn, void *use
 
 hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void *userData) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     HIP_RETURN(launch_host_func(stream, fn, userData));
 }

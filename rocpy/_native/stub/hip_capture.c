@@ -312,6 +312,7 @@ static hipError_t begin_capture(hipStream_t stream, hipStreamCaptureMode mode, h
 
 hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureMode mode) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     HIP_RETURN(begin_capture(stream, mode, NULL));
 }
 
@@ -368,6 +369,7 @@ static hipError_t end_capture(hipStream_t stream, hipGraph_t *pGraph) {
 
 hipError_t hipStreamEndCapture(hipStream_t stream, hipGraph_t *pGraph) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     HIP_RETURN(end_capture(stream, pGraph));
 }
 
@@ -384,6 +386,7 @@ hipError_t hipStreamBeginCaptureToGraph(hipStream_t stream, hipGraph_t graph,
                                         const hipGraphEdgeData *dependencyData,
                                         size_t numDependencies, hipStreamCaptureMode mode) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     if (dependencyData) return hipErrorNotSupported;
     if (!graph || (!dependencies && numDependencies) || (dependencies && !numDependencies))
         return hipErrorInvalidValue;

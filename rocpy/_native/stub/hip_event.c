@@ -129,6 +129,7 @@ static hipError_t make_record_node(hipGraph_t g, const hipGraphNode_t *deps, siz
 #endif
 
 static hipError_t record(hipEvent_t event, hipStream_t stream, bool external) {
+    HIP_CHECK_STREAM_DETACHED(stream);
     hip_stream_t *s;
     bool capturing;
     struct ihipEvent_t *e;
@@ -248,6 +249,7 @@ static hipError_t stream_wait_event(hipStream_t stream, hipEvent_t event, unsign
 
 hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     HIP_RETURN(stream_wait_event(stream, event, flags));
 }
 

@@ -168,6 +168,7 @@ struct ihipStream_t {
     /* capture state: guarded by hip_capture_lock */
     struct hip_capture *capture;
     hip_ptrvec_t capture_deps;        /* nodes the next captured node depends on */
+    atomic_bool detached;             /* its execution context was destroyed (hip_exec_ctx.c) */
 };
 
 /* Resolve a handle: NULL -> the current device's null stream,
@@ -190,6 +191,21 @@ void hip_stream_sync(hip_stream_t *s);
 bool hip_stream_idle(hip_stream_t *s);
 /* A new reference to the last op submitted, or NULL. */
 hip_op_t *hip_stream_last(hip_stream_t *s);
+/* A user stream on `device` (hipamd's ihipStreamCreate; hip_exec_ctx.c's
+ * contexts make theirs so). */
+hipError_t hip_stream_create_on(hipStream_t *out, int device, unsigned flags, int priority,
+                                const uint32_t *cu_mask, uint32_t cu_mask_size);
+void hip_stream_retain(hip_stream_t *s);
+void hip_stream_release(hip_stream_t *s);
+/* hipErrorStreamDetached for a live stream whose execution context was
+ * destroyed (clr hip_internal.hpp CHECK_STREAM_DETACHED_API); hipSuccess
+ * otherwise, and always where the headers have no hipErrorStreamDetached.
+ * One line at the top of each entry point clr guards:
+ * HIP_CHECK_STREAM_DETACHED(stream). */
+hipError_t hip_stream_check_detached(hipStream_t handle);
+/* hip::Stream::Detach: its capture invalidated, from now on detached. */
+void hip_stream_detach(hip_stream_t *s);
+#define HIP_CHECK_STREAM_DETACHED(stream) HIP_RETURN_ONFAIL(hip_stream_check_detached(stream))
 /* Destroy every user stream of a device (hipDeviceReset). */
 void hip_stream_destroy_device(int device);
 hip_stream_t *hip_stream_new_null(int device);

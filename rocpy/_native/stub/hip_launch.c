@@ -252,6 +252,7 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX, unsigne
                                  unsigned int sharedMemBytes, hipStream_t stream,
                                  void **kernelParams, void **extra) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     uint64_t gx = (uint64_t)gridDimX * blockDimX, gy = (uint64_t)gridDimY * blockDimY,
              gz = (uint64_t)gridDimZ * blockDimZ;
     if (gx > UINT32_MAX || gy > UINT32_MAX || gz > UINT32_MAX)
@@ -281,6 +282,7 @@ hipError_t hip_launch_by_host(const void *host, dim3 grid, dim3 block, void **ar
 hipError_t hipLaunchKernel(const void *function_address, dim3 numBlocks, dim3 dimBlocks,
                            void **args, size_t sharedMemBytes, hipStream_t stream) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     HIP_RETURN(hip_launch_by_host(function_address, numBlocks, dimBlocks, args, NULL,
                                   sharedMemBytes, stream));
 }

@@ -65,6 +65,7 @@ hipError_t hipModuleLaunchCooperativeKernel(hipFunction_t f, unsigned int gridDi
                                             hipStream_t stream, void **kernelParams) {
     HIP_INIT_API();
     if (!hip_stream_valid(stream)) HIP_RETURN(bad_stream());
+    HIP_CHECK_STREAM_DETACHED(stream);
     const uint32_t grid[3] = {gridDimX, gridDimY, gridDimZ};
     const uint32_t block[3] = {blockDimX, blockDimY, blockDimZ};
     HIP_RETURN(hip_launch_cooperative(f, grid, block, sharedMemBytes, stream, kernelParams, NULL));

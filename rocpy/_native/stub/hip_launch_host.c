@@ -137,6 +137,7 @@ hipError_t hipLaunchCooperativeKernel(const void *f, dim3 gridDim, dim3 blockDim
                                       void **kernelParams, unsigned int sharedMemBytes,
                                       hipStream_t stream) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     HIP_RETURN(hip_launch_cooperative_by_host(f, gridDim, blockDimX, kernelParams, sharedMemBytes,
                                               stream));
 }

@@ -79,6 +79,7 @@ static void run_prefetch(hip_op_t *op) {
 hipError_t hipMemPrefetchAsync(const void *dev_ptr, size_t count_, int device,
                                hipStream_t stream) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     if (!dev_ptr || count_ == 0) HIP_RETURN(hipErrorInvalidValue);
     hip_stream_t *s;
     if (hip_stream_resolve(stream, &s) != hipSuccess) HIP_RETURN(hipErrorContextIsDestroyed);
@@ -178,6 +179,7 @@ hipError_t hipStreamAttachMemAsync(hipStream_t stream, void *dev_ptr, size_t len
                                    unsigned int flags) {
     (void)flags;
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     if (!stream || !dev_ptr || length == 0) HIP_RETURN(hipErrorInvalidValue);
     hip_stream_t *s;
     HIP_RETURN_ONFAIL(hip_stream_resolve(stream, &s));

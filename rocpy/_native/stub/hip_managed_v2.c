@@ -32,6 +32,7 @@ hipError_t hipMemAdvise_v2(const void *dev_ptr, size_t count, hipMemoryAdvise ad
 hipError_t hipMemPrefetchAsync_v2(const void *dev_ptr, size_t count, hipMemLocation location,
                                   unsigned int flags, hipStream_t stream) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     HIP_RETURN_ONFAIL(hip_capture_check_supported());
     if (flags != 0) HIP_RETURN(hipErrorInvalidValue);
     int device;

@@ -135,6 +135,7 @@ hipError_t hipMemcpyWithStream(void *dst, const void *src, size_t sizeBytes, hip
 hipError_t hipMemcpyAsync(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind,
                           hipStream_t stream) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     HIP_RETURN(async_copy(stream, dst, src, sizeBytes, kind, true));
 }
 
@@ -162,17 +163,20 @@ hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeByte
 hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, ROCPY_ARG_hipMemcpyHtoDAsync__src src, size_t sizeBytes,
                               hipStream_t stream) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     HIP_RETURN(async_copy(stream, dst, src, sizeBytes, hipMemcpyHostToDevice, true));
 }
 
 hipError_t hipMemcpyDtoHAsync(void *dst, hipDeviceptr_t src, size_t sizeBytes, hipStream_t stream) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     HIP_RETURN(async_copy(stream, dst, src, sizeBytes, hipMemcpyDeviceToHost, true));
 }
 
 hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes,
                               hipStream_t stream) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     HIP_RETURN(async_copy(stream, dst, src, sizeBytes, hipMemcpyDeviceToDevice, true));
 }
 

@@ -40,6 +40,7 @@ hipError_t hipMemcpy3DPeer(hipMemcpy3DPeerParms *p) {
 
 hipError_t hipMemcpy3DPeerAsync(hipMemcpy3DPeerParms *p, hipStream_t stream) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     hipMemcpy3DParms q;
     HIP_RETURN_ONFAIL(peer_params(p, &q));
     HIP_RETURN(hip_memcpy_3d(stream, &q, false));
@@ -65,6 +66,7 @@ hipError_t hipMemcpyBatchAsync(void **dsts, void **srcs, size_t *sizes, size_t c
                                hipMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs,
                                size_t *failIdx, hipStream_t stream) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     if (!hip_stream_valid(stream)) HIP_RETURN(hipErrorInvalidHandle);
     if (!dsts || !srcs || !sizes || count == 0) HIP_RETURN(hipErrorInvalidValue);
     HIP_RETURN_ONFAIL(check_attrs(attrs, attrsIdxs, numAttrs, count));
@@ -112,6 +114,7 @@ static hipError_t operand(const hipMemcpy3DOperand *o, const hipExtent *e, hipAr
 hipError_t hipMemcpy3DBatchAsync(size_t numOps, struct hipMemcpy3DBatchOp *opList,
                                  size_t *failIdx, unsigned long long flags, hipStream_t stream) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     if (flags != 0 || !opList || numOps == 0) HIP_RETURN(hipErrorInvalidValue);
     if (!hip_stream_valid(stream)) HIP_RETURN(hipErrorInvalidHandle);
     if (!failIdx) HIP_RETURN(hipErrorInvalidValue);

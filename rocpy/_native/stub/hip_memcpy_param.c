@@ -111,5 +111,6 @@ hipError_t hipDrvMemcpy3D(const HIP_MEMCPY3D *pCopy) {
 
 hipError_t hipDrvMemcpy3DAsync(const HIP_MEMCPY3D *pCopy, hipStream_t stream) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     HIP_RETURN(drv_3d(pCopy, stream, false));
 }

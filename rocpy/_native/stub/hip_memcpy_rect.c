@@ -195,6 +195,7 @@ hipError_t hipMemcpy2D_spt(void *dst, size_t dpitch, const void *src, size_t spi
 hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
                             size_t width, size_t height, hipMemcpyKind kind, hipStream_t stream) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     HIP_RETURN(hip_memcpy_2d(stream, dst, dpitch, src, spitch, width, height, kind, false));
 }
 
@@ -222,5 +223,6 @@ hipError_t hipMemcpy3D_spt(const hipMemcpy3DParms *p) {
 
 hipError_t hipMemcpy3DAsync(const hipMemcpy3DParms *p, hipStream_t stream) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     HIP_RETURN(hip_memcpy_3d(stream, p, false));
 }

@@ -320,6 +320,7 @@ hipError_t hipMemPoolDestroy(hipMemPool_t mem_pool) {
 
 hipError_t hipMallocAsync(void **dev_ptr, size_t size, hipStream_t stream) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     hip_stream_t *s;
     if (!dev_ptr || size == 0 || hip_stream_resolve(stream, &s) != hipSuccess)
         HIP_RETURN(hipErrorInvalidValue);
@@ -330,6 +331,7 @@ hipError_t hipMallocAsync(void **dev_ptr, size_t size, hipStream_t stream) {
 hipError_t hipMallocFromPoolAsync(void **dev_ptr, size_t size, hipMemPool_t mem_pool,
                                   hipStream_t stream) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     hip_stream_t *s;
     stub_pool_t *p = pool_of(mem_pool);
     if (!dev_ptr || size == 0 || !p || hip_stream_resolve(stream, &s) != hipSuccess)
@@ -342,6 +344,7 @@ hipError_t hipMallocFromPoolAsync(void **dev_ptr, size_t size, hipMemPool_t mem_
  * freed at once, after the devices finish (ihipFree). */
 hipError_t hipFreeAsync(void *dev_ptr, hipStream_t stream) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     hip_stream_t *s;
     if (!dev_ptr || hip_stream_resolve(stream, &s) != hipSuccess) HIP_RETURN(hipErrorInvalidValue);
     stub_alloc_t a;

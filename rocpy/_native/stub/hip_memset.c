@@ -91,6 +91,7 @@ hipError_t hipMemset_spt(void *dst, int value, size_t sizeBytes) {
 
 hipError_t hipMemsetAsync(void *dst, int value, size_t sizeBytes, hipStream_t stream) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     HIP_RETURN(fill(stream, dst, (uint32_t)value, 1, sizeBytes, 1, 0, false));
 }
 
@@ -102,6 +103,7 @@ hipError_t hipMemsetD8(hipDeviceptr_t dst, unsigned char value, size_t count) {
 hipError_t hipMemsetD8Async(hipDeviceptr_t dst, unsigned char value, size_t count,
                             hipStream_t stream) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     HIP_RETURN(fill(stream, dst, value, 1, count, 1, 0, false));
 }
 
@@ -113,6 +115,7 @@ hipError_t hipMemsetD16(hipDeviceptr_t dst, unsigned short value, size_t count) 
 hipError_t hipMemsetD16Async(hipDeviceptr_t dst, unsigned short value, size_t count,
                              hipStream_t stream) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     HIP_RETURN(fill(stream, dst, value, 2, count, 1, 0, false));
 }
 
@@ -123,6 +126,7 @@ hipError_t hipMemsetD32(hipDeviceptr_t dst, int value, size_t count) {
 
 hipError_t hipMemsetD32Async(hipDeviceptr_t dst, int value, size_t count, hipStream_t stream) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     HIP_RETURN(fill(stream, dst, (uint32_t)value, 4, count, 1, 0, false));
 }
 
@@ -139,5 +143,6 @@ hipError_t hipMemset2D_spt(void *dst, size_t pitch, int value, size_t width, siz
 hipError_t hipMemset2DAsync(void *dst, size_t pitch, int value, size_t width, size_t height,
                             hipStream_t stream) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     HIP_RETURN(fill(stream, dst, (uint32_t)value, 1, width, height, pitch, false));
 }

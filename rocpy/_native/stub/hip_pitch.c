@@ -122,5 +122,6 @@ hipError_t hipMemset3D_spt(hipPitchedPtr pitchedDevPtr, int value, hipExtent ext
 hipError_t hipMemset3DAsync(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent,
                             hipStream_t stream) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     HIP_RETURN(memset_3d(stream, pitchedDevPtr, value, extent, false));
 }

@@ -30,8 +30,14 @@ hip_stream_t *hip_stream_new_null(int device) { return stream_alloc(device, 0, 0
 /* Create a user stream on the current device (hipamd's ihipStreamCreate). */
 static hipError_t stream_create(hipStream_t *out, unsigned flags, int priority,
                                 const uint32_t *cu_mask, uint32_t cu_mask_size) {
+    return hip_stream_create_on(out, hip_current_dev()->id, flags, priority, cu_mask,
+                                cu_mask_size);
+}
+
+hipError_t hip_stream_create_on(hipStream_t *out, int device, unsigned flags, int priority,
+                                const uint32_t *cu_mask, uint32_t cu_mask_size) {
     if (flags != hipStreamDefault && flags != hipStreamNonBlocking) return hipErrorInvalidValue;
-    hip_dev_t *dev = hip_current_dev();
+    hip_dev_t *dev = hip_dev(device);
     hip_stream_t *s = stream_alloc(dev->id, flags, priority, false);
     if (!s) return hipErrorOutOfMemory;
     if (cu_mask_size) {
@@ -83,6 +89,62 @@ static bool retain(void *h, void *ctx) {
 }
 
 static void unref_held(void *s) { stream_unref(s); }
+
+void hip_stream_retain(hip_stream_t *s) { atomic_fetch_add(&s->refs, 1); }
+
+void hip_stream_release(hip_stream_t *s) { stream_unref(s); }
+
+#ifdef ROCPY_HAVE_hipErrorStreamDetached
+static atomic_bool any_detached;     /* until one is, no entry point looks a stream up */
+
+static bool is_detached(void *h, void *ctx) {
+    (void)ctx;
+    return atomic_load(&((hip_stream_t *)h)->detached);
+}
+#endif
+
+void hip_stream_detach(hip_stream_t *s) {
+    hip_capture_invalidate(s);
+    atomic_store(&s->detached, true);
+#ifdef ROCPY_HAVE_hipErrorStreamDetached
+    atomic_store(&any_detached, true);
+#endif
+}
+
+/* clr hip_internal.hpp CHECK_STREAM_DETACHED(_API): the null, legacy and
+ * per-thread streams never detach; a handle that is no live stream is left to
+ * the entry point's own validation.  The entry points that check (one line,
+ * HIP_CHECK_STREAM_DETACHED, first after HIP_INIT_API; clr's guarded set as
+ * hip-tests' hipExecutionCtxStreamDetached tests enumerate it, the _spt forms
+ * through these): hipStreamSynchronize, hipStreamQuery, hipStreamWaitEvent,
+ * hipStreamAddCallback, hipLaunchHostFunc, hipEventRecord, hipLaunchKernel
+ * (hipExtLaunchKernel, triple-chevron), hipModuleLaunchKernel,
+ * hipLaunchCooperativeKernel, hipMemcpyAsync, hipMemcpyHtoDAsync,
+ * hipMemcpyDtoHAsync, hipMemcpyDtoDAsync, hipMemcpy2DAsync, hipMemcpy3DAsync,
+ * hipDrvMemcpy3DAsync, hipMemcpyToSymbolAsync, hipMemcpyFromSymbolAsync,
+ * hipMemsetAsync, hipMemsetD8Async, hipMemsetD16Async, hipMemsetD32Async,
+ * hipMemset2DAsync, hipMemset3DAsync, hipMallocAsync, hipFreeAsync,
+ * hipMallocFromPoolAsync, hipMemPrefetchAsync, hipStreamAttachMemAsync,
+ * hipGraphLaunch, hipStreamBeginCapture, hipStreamEndCapture; where the stub
+ * has them, also hipEventRecordWithFlags, hipMemPrefetchAsync_v2,
+ * hipStreamBeginCaptureToGraph, hipStreamBatchMemOp,
+ * hipModuleLaunchCooperativeKernel (after its validity check), and the
+ * stream-taking 7.x copies and fills: hipMemcpy3DPeerAsync, hipMemcpyBatchAsync,
+ * hipMemcpy3DBatchAsync, hipMemsetD2D{8,16,32}Async.  Not (the stream is inside
+ * a launch configuration): hipLaunchKernelExC, hipDrvLaunchKernelEx and the
+ * multi-device launches. */
+hipError_t hip_stream_check_detached(hipStream_t handle) {
+#ifdef ROCPY_HAVE_hipErrorStreamDetached
+    if (handle == NULL || handle == hipStreamPerThread || !atomic_load(&any_detached)) return hipSuccess;
+#ifdef hipStreamLegacy
+    if (handle == hipStreamLegacy) return hipSuccess;
+#endif
+    if (hip_registry_contains_if(&streams, handle, is_detached, NULL)) return hipErrorStreamDetached;
+#else
+    (void)handle;
+#endif
+    return hipSuccess;
+}
 
 static bool same_id(void *h, void *ctx) {
     return ((hip_stream_t *)h)->id == *(uint64_t *)ctx;
@@ -400,6 +462,7 @@ static hipError_t capture_rule_for_wait(hipStream_t stream, hip_stream_t *s) {
 
 hipError_t hipStreamSynchronize(hipStream_t stream) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     hip_stream_t *s;
     HIP_RETURN_ONFAIL(hip_stream_resolve(stream, &s));
     HIP_RETURN_ONFAIL(capture_rule_for_wait(stream, s));
@@ -410,6 +473,7 @@ hipError_t hipStreamSynchronize(hipStream_t stream) {
 
 hipError_t hipStreamQuery(hipStream_t stream) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     hip_stream_t *s;
     HIP_RETURN_ONFAIL(hip_stream_resolve(stream, &s));
     HIP_RETURN_ONFAIL(capture_rule_for_wait(stream, s));

@@ -122,6 +122,7 @@ hipError_t hipMemcpyToSymbol_spt(const void *symbol, const void *src, size_t siz
 hipError_t hipMemcpyToSymbolAsync(const void *symbol, const void *src, size_t sizeBytes,
                                   size_t offset, hipMemcpyKind kind, hipStream_t stream) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     HIP_RETURN(symbol_copy(stream, true, symbol, (void *)src, sizeBytes, offset, kind, false));
 }
 
@@ -140,6 +141,7 @@ hipError_t hipMemcpyFromSymbol_spt(void *dst, const void *symbol, size_t sizeByt
 hipError_t hipMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t sizeBytes,
                                     size_t offset, hipMemcpyKind kind, hipStream_t stream) {
     HIP_INIT_API();
+    HIP_CHECK_STREAM_DETACHED(stream);
     HIP_RETURN(symbol_copy(stream, false, symbol, dst, sizeBytes, offset, kind, false));
 }
 
