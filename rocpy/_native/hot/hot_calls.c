@@ -251,7 +251,16 @@ static int buffer_range(PyObject *b, unsigned long long *addr, Py_ssize_t *nbyte
  * wrong): not one of the registered exact types, not C-contiguous (a source is made
  * contiguous by the Python path), read-only as a destination, Python objects in it,
  * empty.  Needs the buffer protocol of the limited API (3.11); before that, always 0. */
-static int host_range(PyObject *o, int writable, Py_buffer *view, int *is_array)
+#if Py_LIMITED_API >= 0x030B0000
+typedef Py_buffer HostView;
+#define host_view_release(v) PyBuffer_Release(v)
+#else
+/* the 3.10 limited API has no buffer protocol: host_range never opens one */
+typedef struct { void *buf; Py_ssize_t len; } HostView;
+#define host_view_release(v) ((void)(v))
+#endif
+
+static int host_range(PyObject *o, int writable, HostView *view, int *is_array)
 {
 #if Py_LIMITED_API >= 0x030B0000
     PyObject *tp = (PyObject *)Py_TYPE(o);
@@ -285,7 +294,7 @@ typedef struct {
     int kind;           /* memcpy_kind of the two sides */
     int other_buffer;   /* other is a rocpy buffer (else a host array, `view` open) */
     int other_array;    /* other is a numpy array */
-    Py_buffer view;
+    HostView view;
 } CopyEnds;
 
 /* 1 resolved (release with ends_release), 0 not this case (nothing held), -1 error. */
@@ -316,7 +325,7 @@ static int copy_ends(PyObject *buf, PyObject *other, int to_other, CopyEnds *e)
     }
     if (na != nb || na == 0) {
         if (!e->other_buffer)
-            PyBuffer_Release(&e->view);
+            host_view_release(&e->view);
         return 0;
     }
     int bs = side_of[bt];
@@ -330,7 +339,7 @@ static int copy_ends(PyObject *buf, PyObject *other, int to_other, CopyEnds *e)
 static void ends_release(CopyEnds *e)
 {
     if (!e->other_buffer)
-        PyBuffer_Release(&e->view);
+        host_view_release(&e->view);
 }
 
 /* copy_async(fn, buf, other, to_other, stream) -> bool
