@@ -20,7 +20,8 @@
 # also has benchmarks/device/wait_experiment.py's table (large copies + sync with and
 # without the wait's long spin, against raw) and the host's NUMA layout (pageable copies
 # are a CPU copy into the runtime's staging buffers: where the pages and the thread are
-# moves them by 30 % between processes of one run, 2026-12-02 session 4).
+# moves them by 30 % between processes of one run, 2026-12-02 session 4; the H200 host
+# has one NUMA node, CPUs 0-15, so NUMA placement is not the cause).
 set -uo pipefail
 out=${1:?usage: h200.sh OUTDIR [pytest args]}; shift || true
 mkdir -p "$out"
