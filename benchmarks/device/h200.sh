@@ -48,23 +48,14 @@ suites=$(for d in tests/raw/hip tests/conformance tests/hip; do [ -d "$d" ] && e
   timeout 300 python3 -m pytest -q -p no:cacheprovider -rs tests/reliability "$@" 2>&1
 } > "$out/tests.log"
 # builds build/hip-ref/hip_ref, which `rocpy bench --compare` runs on its own kernels
-# the timed processes on the CPUs of the GPU's NUMA node (its PCI device's local_cpulist),
-# so pages first touched by a run land on one node in every process: pageable copies moved
-# 30 % between the processes of one unpinned run (session 4)
-pin=()
-bus=$(nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader 2>/dev/null | head -1 |
-      tr 'A-F' 'a-f' | sed -E 's/^0000([0-9a-f]{4}:)/\1/')
-cpus=$(cat "/sys/bus/pci/devices/$bus/local_cpulist" 2>/dev/null || true)
-if [ -n "$cpus" ] && taskset -c "$cpus" true 2>/dev/null; then pin=(taskset -c "$cpus"); fi
-echo "timed processes pinned: ${pin[*]:-no (bus $bus, cpus '$cpus')}" >> "$out/build.log"
-timeout 120 "${pin[@]}" bash benchmarks/c/hip_ref.sh nvidia --quick >> "$out/build.log" 2>&1
+timeout 120 bash benchmarks/c/hip_ref.sh nvidia --quick >> "$out/build.log" 2>&1
 timeout 180 python3 benchmarks/bench_hip_overhead.py --json "$out/hip_overhead.json" >> "$out/build.log" 2>&1
 # the stub goal (every Pythonic call within 1.15x of raw), on this machine's idle cores
 ROCPY_BACKEND=stub timeout 120 python3 benchmarks/bench_hip_overhead.py \
   --json "$out/hip_overhead-stub.json" >> "$out/build.log" 2>&1
-timeout 300 "${pin[@]}" python3 -m rocpy bench --compare --plain --no-progress \
+timeout 300 python3 -m rocpy bench --compare --plain --no-progress \
   --json "$out/bench.json" --plot "$out/bench.png" >> "$out/build.log" 2>&1
-ROCPY_HOT=0 timeout 300 "${pin[@]}" python3 -m rocpy bench --compare --plain --no-progress \
+ROCPY_HOT=0 timeout 300 python3 -m rocpy bench --compare --plain --no-progress \
   --json "$out/bench-python.json" > /dev/null 2>> "$out/build.log"
 python3 benchmarks/table.py "$out/bench.json" "$out/bench-python.json" \
   "$out/hip_overhead-stub.json" > "$out/table.txt" \
