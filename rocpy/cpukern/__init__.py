@@ -35,9 +35,7 @@ def hipcc_code_object(source: str, target: str, name: str = "program.hip",
                       hipcc: str | None = None, name_expressions: Iterable[str] = ()) -> bytes:
     """The AMDGPU code object of ``source`` for ``target`` (``hipcc --genco``);
     ``name_expressions`` (``'scale<float>'``) are instantiated in it."""
-    exe = hipcc or find_hipcc()
-    if exe is None:
-        raise CpuCompileError("no hipcc found (install hipcc, or set HIPCC or ROCM_PATH)")
+    exe = hipcc_path(hipcc)
     with tempfile.TemporaryDirectory(prefix="rocpy-cpukern-gpu-") as tmp:
         base = os.path.basename(name) or "program.hip"
         src = os.path.join(tmp, base if base.endswith((".hip", ".cpp", ".cu")) else base + ".hip")
@@ -51,17 +49,30 @@ def hipcc_code_object(source: str, target: str, name: str = "program.hip",
         out = os.path.join(tmp, "out.hsaco")
         cmd = [exe, "--genco", "-include", "hip/hip_runtime.h", *options,
                f"--offload-arch={target}", f"-I{tmp}", src, "-o", out]
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp,
-                                  env=dict(os.environ, HIP_PLATFORM="amd"),
-                                  timeout=COMPILE_TIMEOUT_S)
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            raise CpuCompileError(f"hipcc failed for {target}: {exc}") from None
-        log = (proc.stdout + proc.stderr).replace(tmp + os.sep, "")
-        if proc.returncode != 0 or not os.path.exists(out):
-            raise CpuCompileError(f"hipcc failed for {target}:\n{log.strip()}", log)
-        with open(out, "rb") as f:
-            return gpu_code_object(f.read(), target)
+        return run_genco(cmd, tmp, out, target, "hipcc")
+
+
+def hipcc_path(hipcc: str | None = None) -> str:
+    """``hipcc`` itself, or the one found (CpuCompileError when there is none)."""
+    exe = hipcc or find_hipcc()
+    if exe is None:
+        raise CpuCompileError("no hipcc found (install hipcc, or set HIPCC or ROCM_PATH)")
+    return exe
+
+
+def run_genco(cmd: list[str], tmp: str, out: str, target: str, what: str) -> bytes:
+    """Run a ``hipcc --genco`` command in ``tmp`` and return the code object it wrote to
+    ``out``; CpuCompileError (``what`` failed, with the log) otherwise."""
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp,
+                              env=dict(os.environ, HIP_PLATFORM="amd"), timeout=COMPILE_TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise CpuCompileError(f"{what} failed for {target}: {exc}") from None
+    log = (proc.stdout + proc.stderr).replace(tmp + os.sep, "")
+    if proc.returncode != 0 or not os.path.exists(out):
+        raise CpuCompileError(f"{what} failed for {target}:\n{log.strip()}", log)
+    with open(out, "rb") as f:
+        return gpu_code_object(f.read(), target)
 
 
 def gpu_code_object(data: bytes, target: str) -> bytes:

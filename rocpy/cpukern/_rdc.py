@@ -30,14 +30,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import subprocess
 import tempfile
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..codeobject.bundle import read_bundle
 from ._bundle import combine, write_bundle
-from .._toolchain import COMPILE_TIMEOUT_S, find_hipcc
 from ._driver import (ABI_HEADER, FLAGS, INCLUDE, CpuCompileError, _expressions, compile_cached,
                       compiler, generate, instantiations, run_cxx, scan)
 
@@ -133,10 +131,8 @@ def hipcc_linked_code_object(parts: list[dict[str, Any]], target: str,
     """The AMDGPU code object of the units' sources compiled and linked together
     (``hipcc --genco -fgpu-rdc``), each source in its own folder with its headers;
     the options of every unit apply to all (one compiler run)."""
-    from . import gpu_code_object
-    exe = hipcc or find_hipcc()
-    if exe is None:
-        raise CpuCompileError("no hipcc found (install hipcc, or set HIPCC or ROCM_PATH)")
+    from . import hipcc_path, run_genco
+    exe = hipcc_path(hipcc)
     with tempfile.TemporaryDirectory(prefix="rocpy-cpukern-link-gpu-") as tmp:
         srcs: list[str] = []
         opts: list[str] = []
@@ -158,16 +154,7 @@ def hipcc_linked_code_object(parts: list[dict[str, Any]], target: str,
         out = os.path.join(tmp, "linked.hsaco")
         cmd = [exe, "--genco", "-fgpu-rdc", "-include", "hip/hip_runtime.h", *opts,
                f"--offload-arch={target}", *srcs, "-o", out]
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp,
-                                  env=dict(os.environ, HIP_PLATFORM="amd"), timeout=COMPILE_TIMEOUT_S)
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            raise CpuCompileError(f"hipcc -fgpu-rdc failed for {target}: {exc}") from None
-        log = (proc.stdout + proc.stderr).replace(tmp + os.sep, "")
-        if proc.returncode != 0 or not os.path.exists(out):
-            raise CpuCompileError(f"hipcc -fgpu-rdc failed for {target}:\n{log.strip()}", log)
-        with open(out, "rb") as f:
-            return gpu_code_object(f.read(), target)
+        return run_genco(cmd, tmp, out, target, "hipcc -fgpu-rdc")
 
 
 def link_units(units: Iterable[bytes], name: str = "linked", targets: Iterable[str] = (),
