@@ -79,9 +79,10 @@ chmod 440 "$root/etc/sudoers.d/rocpy"
 # a branch or commit other than HEAD: the bundle holds it under a branch of its own,
 # which the clone checks out (a bundle of "integ" alone has no HEAD to check out)
 sha=$(git -C "$repo" rev-parse "$ref^{commit}")
-git -C "$repo" branch -f rocpy-fresh-debian "$sha"
-git -C "$repo" bundle create "$root/home/rocpy/rocpy.bundle" rocpy-fresh-debian 2>/dev/null
-git -C "$repo" branch -D rocpy-fresh-debian >/dev/null
+branch=rocpy-fresh-$release-$$
+git -C "$repo" branch -f "$branch" "$sha"
+git -C "$repo" bundle create "$root/home/rocpy/rocpy.bundle" "$branch" 2>/dev/null
+git -C "$repo" branch -D "$branch" >/dev/null
 chown 1000:1000 "$root/home/rocpy/rocpy.bundle" 2>/dev/null ||
   chroot "$root" chown rocpy: /home/rocpy/rocpy.bundle
 
@@ -103,7 +104,7 @@ for cmd in "${commands[@]}"; do
   echo "fresh_debian: [$n] $cmd (log: $log)"
   t0=$(date +%s)
   set +e
-  as_user "git clone -q -b rocpy-fresh-debian ~/rocpy.bundle ~/clone$n && cd ~/clone$n && $cmd" >"$log" 2>&1
+  as_user "git clone -q -b $branch ~/rocpy.bundle ~/clone$n && cd ~/clone$n && $cmd" >"$log" 2>&1
   rc=$?
   set -e
   secs=$(($(date +%s) - t0))
