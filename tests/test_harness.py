@@ -79,6 +79,19 @@ def test_variants_interleave_round_robin_and_warmup_is_dropped():
     assert {n: len(v.samples_ns) for n, v in res.cases[0].variants.items()} == {"a": 3, "b": 3, "c": 3}
 
 
+def test_settle_runs_after_every_timed_call_and_is_not_timed():
+    clock, log = FakeClock(), []
+
+    def settle() -> None:       # a synchronize that takes long: never in the samples
+        clock.now += 1_000_000
+        log.append("settle")
+    case = Case("c", {n: clock.variant(7, log=log, name=n) for n in "ab"}, settle=settle)
+    res = run([case], repeat=2, warmup=1, clock=clock).cases[0]
+    assert log == ["a", "settle", "b", "settle", "b", "settle", "a", "settle",
+                   "a", "settle", "b", "settle"]
+    assert {n: v.samples_ns for n, v in res.variants.items()} == {"a": [7, 7], "b": [7, 7]}
+
+
 def test_medians_ratios_and_bandwidth_from_exact_timings():
     clock = FakeClock()
     case = Case("copy", {"raw": clock.variant(1000, 3000, 2000),

@@ -36,7 +36,10 @@ class Case:
     Each variant is called with no arguments and performs `ops` operations;
     results are per operation, in `unit`.  With `bytes_per_op`, results also
     give bandwidth in GB/s (10**9 bytes per second).  Ratios are against
-    `reference` (default: the first variant).
+    `reference` (default: the first variant).  `settle`, where given, is called
+    after every timed call, outside the timing: it drains what the call enqueued
+    (a stream synchronize), as the C reference does between its batches, so that
+    a timed batch of enqueues never waits for a full device queue.
     """
 
     name: str
@@ -45,6 +48,7 @@ class Case:
     ops: int = 1
     unit: str = "us"
     bytes_per_op: int | None = None
+    settle: Callable[[], object] | None = None
 
     def __post_init__(self) -> None:
         if not self.variants:
@@ -243,6 +247,8 @@ def _measure(case: Case, repeat: int, warmup: int, clock: Callable[[], int],
             t0 = clock()
             fn()
             t1 = clock()
+            if case.settle is not None:
+                case.settle()
             if rep >= warmup:
                 samples[name].append(t1 - t0)
         if progress is not None:
