@@ -24,7 +24,7 @@ class BuildExt(build_ext):
 
 hot = Extension("rocpy._hot", [f"rocpy/_native/hot/{f}.c" for f in
                                ("hot", "hot_lane", "hot_idle", "hot_launch", "hot_pack",
-                                "hot_calls", "hot_method", "hot_signal")],
+                                "hot_calls", "hot_method", "hot_signal", "hot_sync")],
                 depends=[f"rocpy/_native/hot/{f}.h" for f in ("hot", "hot_launch", "hot_method")],
                 py_limited_api=True,
                 # 3.11's limited API has the buffer protocol (host-array copies in C);

@@ -1,4 +1,4 @@
-"""`Event.record`, `Event.query`, `Stream.query`, `Buffer.copy_from`,
+"""`Event.record`, `Event.query`, `Stream.query`, `Stream.sync`, `Buffer.copy_from`,
 `Buffer.copy_to` and `Kernel.launch` in compiled code, with no Python frame.
 
 Where `rocpy._hot` is in use, `install` (called when the first stream or event
@@ -66,6 +66,14 @@ def _install(hot: Any) -> None:
     setattr(Stream, "query", hot.method(2, _address("hipStreamQuery"), PYTHON["Stream.query"],
                                         not_ready, _OrderedHandle.__dict__["_pending"],
                                         PendingList.__dict__["_entries"], Stream))
+    from . import _wait
+    PYTHON["Stream.sync"] = Stream.__dict__["sync"]
+    setattr(Stream, "sync", hot.method(
+        9, int(api().ffi.cast("uintptr_t", api().ffi.addressof(api().lib, "rocpy_wait"))),
+        PYTHON["Stream.sync"], not_ready,
+        (_OrderedHandle.__dict__["_pending"], PendingList.__dict__["_entries"],
+         Stream.__dict__["_cb_seen"], Stream.__dict__["_more_errors"]),
+        (_wait.captures, _wait._abandoned, _wait.SPIN_NS, _wait.SLICE_NS), Stream))
     _copy.bind_copy_async()               # registers the types the compiled copy takes
     buffer = memory.Buffer
     memcpy = _address("hipMemcpyAsync")

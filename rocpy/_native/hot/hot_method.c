@@ -323,14 +323,14 @@ static PyObject *kernel_launch(PyObject *self, PyObject *const *args, Py_ssize_t
 typedef PyObject *(*fastkw)(PyObject *, PyObject *const *, Py_ssize_t, PyObject *);
 static const fastkw impls[N_KINDS] = {
     event_query, event_record, stream_query, copy_from, copy_to, kernel_launch,
-    signal_load, signal_store, signal_silent_store,
+    signal_load, signal_store, signal_silent_store, stream_sync,
 };
 #define DEF(name, i) {name, (PyCFunction)(void (*)(void))i, METH_FASTCALL | METH_KEYWORDS, NULL}
 static PyMethodDef defs[N_KINDS] = {
     DEF("query", event_query), DEF("record", event_record), DEF("query", stream_query),
     DEF("copy_from", copy_from), DEF("copy_to", copy_to), DEF("launch", kernel_launch),
     DEF("load", signal_load), DEF("store", signal_store),
-    DEF("silent_store", signal_silent_store),
+    DEF("silent_store", signal_silent_store), DEF("sync", stream_sync),
 };
 
 /* descr(self, *args, **kw): what CPython calls for `obj.method(...)` (a method
@@ -440,7 +440,9 @@ static int take_descriptor(PyObject *d, PyObject **slot, descrgetfunc *get)
  * hipMemcpyAsync; aux and extra unused: None), 5 Kernel.launch (fn unused: 0; aux:
  * Kernel's _launcher descriptor), 6 Signal.load, 7 Signal.store, 8 Signal.silent_store
  * (fn: the default order's function; aux: the (_h, _bad, _hv) descriptors;
- * extra: {order: function address}); owner: the class (the fast case takes its
+ * extra: {order: function address}), 9 Stream.sync (fn: rocpy_wait; aux: the (_pending,
+ * _entries, _cb_seen, _more_errors) descriptors; extra: (captures, abandoned, spin_ns,
+ * slice_ns)); owner: the class (the fast case takes its
  * instances).  Registering a kind again replaces its state. */
 PyObject *make_method(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -448,7 +450,7 @@ PyObject *make_method(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     long kind = PyLong_AsLong(args[0]);
     if (kind < 0 || kind >= N_KINDS) {
         if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "method: kind is 0 to 8");
+            PyErr_SetString(PyExc_ValueError, "method: kind is 0 to 9");
         return NULL;
     }
     PTR_ARG(1, fn);
@@ -461,7 +463,20 @@ PyObject *make_method(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     }
     MethodState *s = &state[kind];
     PyObject *aux = args[4], *extra = args[5];
-    if (kind >= SIGNAL_LOAD) {
+    if (kind == STREAM_SYNC) {
+        if (!(PyTuple_Check(aux) && PyTuple_Size(aux) == 4 && PyTuple_Check(extra) &&
+              PyTuple_Size(extra) == 4 && PyList_Check(PyTuple_GetItem(extra, 0)) &&
+              PyList_Check(PyTuple_GetItem(extra, 1)) &&
+              PyLong_Check(PyTuple_GetItem(extra, 2)) &&
+              PyLong_Check(PyTuple_GetItem(extra, 3)))) {
+            PyErr_SetString(PyExc_TypeError, "method: Stream.sync takes 4 descriptors and "
+                                             "(captures, abandoned, spin_ns, slice_ns)");
+            return NULL;
+        }
+        for (int i = 0; i < 4; i++)
+            if (take_descriptor(PyTuple_GetItem(aux, i), &s->aux[i], &s->aux_get[i]) < 0)
+                return NULL;
+    } else if (kind >= SIGNAL_LOAD) {
         if (!(PyTuple_Check(aux) && PyTuple_Size(aux) == 3 && PyDict_Check(extra))) {
             PyErr_SetString(PyExc_TypeError, "method: a Signal kind takes (_h, _bad, _hv) "
                                              "descriptors and a dict");

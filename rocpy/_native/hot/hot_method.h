@@ -16,7 +16,7 @@ typedef PyObject *(*hot_vectorcallfunc)(PyObject *, PyObject *const *, size_t, P
 
 enum {
     EVENT_QUERY, EVENT_RECORD, STREAM_QUERY, COPY_FROM, COPY_TO, KERNEL_LAUNCH,
-    SIGNAL_LOAD, SIGNAL_STORE, SIGNAL_SILENT_STORE, N_KINDS
+    SIGNAL_LOAD, SIGNAL_STORE, SIGNAL_SILENT_STORE, STREAM_SYNC, N_KINDS
 };
 
 typedef struct {
@@ -24,14 +24,18 @@ typedef struct {
     PyObject *fallback;        /* the Python definition: fallback(self, *args, **kwargs) */
     PyTypeObject *owner;       /* the class whose instances the fast case takes */
     int not_ready;             /* hipErrorNotReady of the backend */
-    PyObject *aux[3];          /* member descriptors: EVENT_*: Event's `_addr`;
+    PyObject *aux[4];          /* member descriptors: EVENT_*: Event's `_addr`;
                                   STREAM_QUERY: the stream's `_pending`, PendingList's
                                   `_entries`; KERNEL_LAUNCH: Kernel's `_launcher`;
-                                  SIGNAL_*: Handle's `_h`, Signal's `_bad`, `_hv` */
-    descrgetfunc aux_get[3];
+                                  SIGNAL_*: Handle's `_h`, Signal's `_bad`, `_hv`;
+                                  STREAM_SYNC: `_pending`, `_entries`, Stream's
+                                  `_cb_seen`, `_more_errors` */
+    descrgetfunc aux_get[4];
     PyObject *extra;           /* EVENT_RECORD: the Stream type the fast case takes;
                                   STREAM_QUERY: PendingList's `_entries` (aux[1]);
-                                  SIGNAL_*: {memory order name: function address} */
+                                  SIGNAL_*: {memory order name: function address};
+                                  STREAM_SYNC: (_wait.captures, _wait._abandoned,
+                                  SPIN_NS, SLICE_NS) */
 } MethodState;
 
 extern MethodState method_state[N_KINDS];
@@ -41,6 +45,10 @@ PyObject *method_fallback(int kind, PyObject *self, PyObject *const *args, Py_ss
                           PyObject *kwnames);
 /* descriptor aux[i] of kind's state read on obj */
 PyObject *method_aux(int kind, int i, PyObject *obj);
+
+/* hot_sync.c: Stream.sync (self, args, nargs, kwnames); fn: rocpy_wait */
+PyObject *stream_sync(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                      PyObject *kwnames);
 
 /* hot_signal.c: Signal.load / store / silent_store (self, args, nargs, kwnames) */
 PyObject *signal_load(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
