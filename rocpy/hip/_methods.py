@@ -83,7 +83,8 @@ def _install(hot: Any) -> None:
                                          None, None, buffer))
     from .._dispatcher import CallbackErrors
     hot.register_members(buffer.__dict__["_nbytes"], buffer.__dict__["_last"],
-                         Stream.__dict__["_weak"], CallbackErrors.__dict__["pending"])
+                         Stream.__dict__["_weak"], CallbackErrors.__dict__["pending"],
+                         buffer.__dict__["_dev_index"])
     from .module import Kernel
     PYTHON["Kernel.launch"] = Kernel.__dict__["launch"]
     setattr(Kernel, "launch", hot.method(5, 0, PYTHON["Kernel.launch"], not_ready,

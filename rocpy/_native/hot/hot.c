@@ -44,7 +44,7 @@ PyObject *slot_get(PyObject *descr, descrgetfunc get, PyObject *obj, PyObject *n
     return PyObject_GetAttr(obj, name);
 }
 
-Member mem_nbytes, mem_last, mem_weak, mem_pending;
+Member mem_nbytes, mem_last, mem_weak, mem_pending, mem_dev_index;
 
 PyObject *member_read(Member *m, PyObject *obj)
 {
@@ -60,14 +60,15 @@ int member_write(Member *m, PyObject *obj, PyObject *value)
     return PyObject_SetAttr(obj, m->name, value);
 }
 
-/* register_members(Buffer._nbytes, Buffer._last, Stream._weak, CallbackErrors.pending):
+/* register_members(Buffer._nbytes, Buffer._last, Stream._weak, CallbackErrors.pending,
+ *                  Buffer._dev_index):
  * their member descriptors (each read or written on objects of exactly those classes,
  * which the callers check; a descriptor also checks the type itself) */
 static PyObject *register_members(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
-    CHECK_N(4, "register_members");
-    Member *ms[4] = {&mem_nbytes, &mem_last, &mem_weak, &mem_pending};
-    for (int i = 0; i < 4; i++) {
+    CHECK_N(5, "register_members");
+    Member *ms[5] = {&mem_nbytes, &mem_last, &mem_weak, &mem_pending, &mem_dev_index};
+    for (int i = 0; i < 5; i++) {
         descrgetfunc g = (descrgetfunc)PyType_GetSlot(Py_TYPE(args[i]), Py_tp_descr_get);
         descrsetfunc st = (descrsetfunc)PyType_GetSlot(Py_TYPE(args[i]), Py_tp_descr_set);
         PyObject *owner = g && st ? PyObject_GetAttrString(args[i], "__objclass__") : NULL;
@@ -75,11 +76,11 @@ static PyObject *register_members(PyObject *m, PyObject *const *args, Py_ssize_t
         Py_XDECREF(owner);
         if (!ok) {
             PyErr_Clear();
-            PyErr_SetString(PyExc_TypeError, "register_members takes four member descriptors");
+            PyErr_SetString(PyExc_TypeError, "register_members takes five member descriptors");
             return NULL;
         }
     }
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 5; i++) {
         PyObject *owner = PyObject_GetAttrString(args[i], "__objclass__");
         if (!owner)
             return NULL;
@@ -193,7 +194,8 @@ static int hot_exec(PyObject *m)
         !(str_ptr = PyUnicode_InternFromString("ptr")) ||
         !(str_nbytes = PyUnicode_InternFromString("_nbytes")) ||
         !(str_weak = PyUnicode_InternFromString("_weak")) ||
-        !(str_last = PyUnicode_InternFromString("_last")))
+        !(str_last = PyUnicode_InternFromString("_last")) ||
+        !(mem_dev_index.name = PyUnicode_InternFromString("_dev_index")))
         return -1;
     mem_nbytes.name = str_nbytes;
     mem_last.name = str_last;

@@ -38,7 +38,7 @@ PyObject *slot_get(PyObject *descr, descrgetfunc get, PyObject *obj, PyObject *n
 
 /* A slot read and written through its class's member descriptor (registered by
  * register_members), by name until then: Buffer._nbytes, Buffer._last, Stream._weak,
- * CallbackErrors.pending. */
+ * CallbackErrors.pending, Buffer._dev_index. */
 typedef struct {
     PyObject *descr;
     descrgetfunc get;
@@ -46,7 +46,7 @@ typedef struct {
     PyTypeObject *owner;      /* the descriptor's __objclass__: other objects go by name */
     PyObject *name;
 } Member;
-extern Member mem_nbytes, mem_last, mem_weak, mem_pending;
+extern Member mem_nbytes, mem_last, mem_weak, mem_pending, mem_dev_index;
 PyObject *member_read(Member *m, PyObject *obj);
 int member_write(Member *m, PyObject *obj, PyObject *value);
 PyObject *raise_status(int st, const char *call);

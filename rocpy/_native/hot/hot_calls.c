@@ -431,7 +431,7 @@ done:
 
 static void *sync_memcpy;                         /* hipMemcpy */
 static PyObject *sync_tls, *sync_captures;        /* rocpy.hip._api._tls, _wait.captures */
-static PyObject *str_device, *str_dev_index;   /* interned at registration */
+static PyObject *str_device;   /* interned at registration */
 
 /* register_sync_copy(hipMemcpy address, _api._tls, _wait.captures, buffer_sides) */
 PyObject *register_sync_copy(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
@@ -442,8 +442,7 @@ PyObject *register_sync_copy(PyObject *m, PyObject *const *args, Py_ssize_t narg
         PyErr_SetString(PyExc_TypeError, "register_sync_copy: captures is a list, sides a dict");
         return NULL;
     }
-    if ((!str_device && !(str_device = PyUnicode_InternFromString("device"))) ||
-        (!str_dev_index && !(str_dev_index = PyUnicode_InternFromString("_dev_index"))))
+    if (!str_device && !(str_device = PyUnicode_InternFromString("device")))
         return NULL;
     if (set_side_types(args[3]) < 0)
         return NULL;
@@ -455,10 +454,11 @@ PyObject *register_sync_copy(PyObject *m, PyObject *const *args, Py_ssize_t narg
     Py_RETURN_NONE;
 }
 
-/* An int attribute, or -1 (missing, not an int: the caller declines). */
-static long int_attr(PyObject *o, PyObject *name)
+/* An int attribute (the member's where registered), or -1 (missing, not an int: the
+ * caller declines). */
+static long int_attr(PyObject *o, PyObject *name, Member *m)
 {
-    PyObject *v = PyObject_GetAttr(o, name);
+    PyObject *v = m ? member_read(m, o) : PyObject_GetAttr(o, name);
     long r = v && PyLong_CheckExact(v) ? PyLong_AsLong(v) : -1;
     Py_XDECREF(v);
     if (PyErr_Occurred())
@@ -487,10 +487,11 @@ int copy_sync_core(PyObject *buf, PyObject *other, int to_other)
     if (r <= 0)
         return r;
     int result = 0;
-    long dev = int_attr(buf, str_dev_index);
+    long dev = int_attr(buf, NULL, &mem_dev_index);
     if (dev < 0 && e.other_buffer)
-        dev = int_attr(other, str_dev_index);
-    if (dev < 0 || dev >= HOT_MAX_DEV || !idle_is((int)dev) || int_attr(sync_tls, str_device) != dev)
+        dev = int_attr(other, NULL, &mem_dev_index);
+    if (dev < 0 || dev >= HOT_MAX_DEV || !idle_is((int)dev) ||
+        int_attr(sync_tls, str_device, NULL) != dev)
         goto done;
     int st;
     Py_BEGIN_ALLOW_THREADS
