@@ -145,10 +145,11 @@ static PyObject *event_record(PyObject *self, PyObject *const *args, Py_ssize_t 
     return self;
 }
 
-/* pending.poll() where the list has entries (an empty list's poll does nothing) */
-static int poll_pending(PyObject *pending)
+/* pending.poll() where the list has entries (an empty list's poll does nothing); kind's
+ * aux[1] is PendingList's `_entries` (STREAM_QUERY, STREAM_SYNC) */
+int poll_pending(int kind, PyObject *pending)
 {
-    PyObject *entries = method_aux(STREAM_QUERY, 1, pending);
+    PyObject *entries = method_aux(kind, 1, pending);
     if (!entries)
         return -1;
     Py_ssize_t n = PyObject_Length(entries);
@@ -199,7 +200,7 @@ static PyObject *stream_query(PyObject *self, PyObject *const *args, Py_ssize_t 
     if (!(pending = method_aux(STREAM_QUERY, 0, self)))
         goto done;
     if (st) {
-        if (poll_pending(pending) < 0)
+        if (poll_pending(STREAM_QUERY, pending) < 0)
             goto done;
         if (st == state[STREAM_QUERY].not_ready) {
             result = Py_False;
@@ -211,7 +212,7 @@ static PyObject *stream_query(PyObject *self, PyObject *const *args, Py_ssize_t 
     }
     if (n > 0 && PyList_SetSlice(held, 0, n, NULL) < 0)
         goto done;
-    if (poll_pending(pending) < 0)
+    if (poll_pending(STREAM_QUERY, pending) < 0)
         goto done;
     result = Py_True;
     Py_INCREF(result);

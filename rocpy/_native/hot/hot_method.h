@@ -46,6 +46,9 @@ PyObject *method_fallback(int kind, PyObject *self, PyObject *const *args, Py_ss
 /* descriptor aux[i] of kind's state read on obj */
 PyObject *method_aux(int kind, int i, PyObject *obj);
 
+/* pending.poll() where its `_entries` (kind's aux[1]) has any; 0 ok, -1 error */
+int poll_pending(int kind, PyObject *pending);
+
 /* hot_sync.c: Stream.sync (self, args, nargs, kwnames); fn: rocpy_wait */
 PyObject *stream_sync(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                       PyObject *kwnames);

@@ -57,21 +57,13 @@ static int no_callbacks_to_report(PyObject *self)
     return quiet;
 }
 
-/* The stream's `_pending.poll()` where it has entries (an empty list's poll does nothing). */
+/* The stream's `_pending.poll()` where it has entries. */
 static int sync_poll_pending(PyObject *self)
 {
     PyObject *pending = method_aux(STREAM_SYNC, 0, self);
     if (!pending)
         return -1;
-    PyObject *entries = method_aux(STREAM_SYNC, 1, pending);
-    Py_ssize_t n = entries ? PyObject_Length(entries) : -1;
-    Py_XDECREF(entries);
-    int r = (int)(n < 0 ? -1 : 0);
-    if (n > 0) {
-        PyObject *x = PyObject_CallMethod(pending, "poll", NULL);
-        r = x ? 0 : -1;
-        Py_XDECREF(x);
-    }
+    int r = poll_pending(STREAM_SYNC, pending);
     Py_DECREF(pending);
     return r;
 }
