@@ -161,29 +161,41 @@ int poll_pending(int kind, PyObject *pending)
     return r ? 0 : -1;
 }
 
-static PyObject *stream_query(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                              PyObject *kwnames)
+/* An open stream's lane, ready for a fast case (lane_ready: its device current as rocpy
+ * set it, no capture by rocpy, no pending callback errors): 1 and *lane_o (a new
+ * reference), 0 not this case, -1 error.  Stream.query's and Stream.sync's. */
+int stream_ready_lane(PyObject *self, PyObject **lane_o)
 {
-    if (nargs || kwnames)
-        return call_fallback(STREAM_QUERY, self, args, nargs, kwnames);
     PyObject *h = slot_get(descr_h, get_h, self, str_h);
     if (!h)
-        return NULL;
+        return -1;
     int open = h != Py_None;
     Py_DECREF(h);
     if (!open)
-        return call_fallback(STREAM_QUERY, self, args, nargs, kwnames);
-    PyObject *lane_o = slot_get(descr_lane, get_lane, self, str_lane);
-    if (!lane_o)
-        return NULL;
+        return 0;
+    PyObject *o = slot_get(descr_lane, get_lane, self, str_lane);
+    if (!o)
+        return -1;
+    Lane *lane = (Lane *)o;
+    /* ready >= 0: no capture by rocpy either (Stream._divert makes it -1) */
+    int r = Py_TYPE(o) == LaneType && lane->ready >= 0 ? lane_ready(lane, lane->ready) : 0;
+    if (r <= 0) {
+        Py_DECREF(o);
+        return r;
+    }
+    *lane_o = o;
+    return 1;
+}
+
+static PyObject *stream_query(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+    PyObject *lane_o = NULL;
+    int r = nargs || kwnames ? 0 : stream_ready_lane(self, &lane_o);
+    if (r <= 0)
+        return r < 0 ? NULL : call_fallback(STREAM_QUERY, self, args, nargs, kwnames);
     PyObject *held = NULL, *pending = NULL, *result = NULL;
     Lane *lane = (Lane *)lane_o;
-    /* ready >= 0: no capture by rocpy either (Stream._divert makes it -1) */
-    int r = Py_TYPE(lane_o) == LaneType && lane->ready >= 0 ? lane_ready(lane, lane->ready) : 0;
-    if (r <= 0) {
-        Py_DECREF(lane_o);
-        return r < 0 ? NULL : call_fallback(STREAM_QUERY, self, args, nargs, kwnames);
-    }
     /* what is held before the query is complete if the query says so (Stream.query) */
     held = PyList_GetItem(lane->box, 0);
     if (!held)
@@ -477,6 +489,10 @@ PyObject *make_method(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
         for (int i = 0; i < 4; i++)
             if (take_descriptor(PyTuple_GetItem(aux, i), &s->aux[i], &s->aux_get[i]) < 0)
                 return NULL;
+        s->spin_ns = PyLong_AsUnsignedLongLong(PyTuple_GetItem(extra, 2));
+        s->slice_ns = PyLong_AsUnsignedLongLong(PyTuple_GetItem(extra, 3));
+        if (PyErr_Occurred())
+            return NULL;
     } else if (kind >= SIGNAL_LOAD) {
         if (!(PyTuple_Check(aux) && PyTuple_Size(aux) == 3 && PyDict_Check(extra))) {
             PyErr_SetString(PyExc_TypeError, "method: a Signal kind takes (_h, _bad, _hv) "

@@ -31,6 +31,7 @@ typedef struct {
                                   STREAM_SYNC: `_pending`, `_entries`, Stream's
                                   `_cb_seen`, `_more_errors` */
     descrgetfunc aux_get[4];
+    uint64_t spin_ns, slice_ns; /* STREAM_SYNC: rocpy_wait's first spin and slice */
     PyObject *extra;           /* EVENT_RECORD: the Stream type the fast case takes;
                                   STREAM_QUERY: PendingList's `_entries` (aux[1]);
                                   SIGNAL_*: {memory order name: function address};
@@ -45,6 +46,9 @@ PyObject *method_fallback(int kind, PyObject *self, PyObject *const *args, Py_ss
                           PyObject *kwnames);
 /* descriptor aux[i] of kind's state read on obj */
 PyObject *method_aux(int kind, int i, PyObject *obj);
+
+/* An open stream's lane ready for a fast case: 1 and *lane_o (new), 0 not, -1 error */
+int stream_ready_lane(PyObject *self, PyObject **lane_o);
 
 /* pending.poll() where its `_entries` (kind's aux[1]) has any; 0 ok, -1 error */
 int poll_pending(int kind, PyObject *pending);

@@ -79,26 +79,16 @@ PyObject *stream_sync(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                       PyObject *kwnames)
 {
     MethodState *s = &method_state[STREAM_SYNC];
-    if (nargs || kwnames)
-        return method_fallback(STREAM_SYNC, self, args, nargs, kwnames);
-    PyObject *h = slot_get(descr_h, get_h, self, str_h);
-    if (!h)
-        return NULL;
-    int open = h != Py_None;
-    Py_DECREF(h);
-    if (!open || sync_waits_elsewhere(s->extra))
-        return method_fallback(STREAM_SYNC, self, args, nargs, kwnames);
-    PyObject *lane_o = slot_get(descr_lane, get_lane, self, str_lane);
-    if (!lane_o)
-        return NULL;
-    Lane *lane = (Lane *)lane_o;
-    int r = Py_TYPE(lane_o) == LaneType && lane->ready >= 0 ? lane_ready(lane, lane->ready) : 0;
+    PyObject *lane_o = NULL;
+    int r = nargs || kwnames || sync_waits_elsewhere(s->extra) ? 0
+                                                               : stream_ready_lane(self, &lane_o);
     if (r > 0)
         r = no_callbacks_to_report(self);
     if (r <= 0) {
-        Py_DECREF(lane_o);
+        Py_XDECREF(lane_o);
         return r < 0 ? NULL : method_fallback(STREAM_SYNC, self, args, nargs, kwnames);
     }
+    Lane *lane = (Lane *)lane_o;
     PyObject *taken = NULL, *result = NULL;
     PyObject *u = PyList_GetItem(lane->box, 0);   /* borrowed */
     if (!u)
@@ -112,8 +102,7 @@ PyObject *stream_sync(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
         if (PyList_SetItem(lane->box, 0, fresh) < 0)
             goto done;
     }
-    uint64_t spin_ns = PyLong_AsUnsignedLongLong(PyTuple_GetItem(s->extra, 2));
-    uint64_t slice_ns = PyLong_AsUnsignedLongLong(PyTuple_GetItem(s->extra, 3));
+    uint64_t spin_ns = s->spin_ns, slice_ns = s->slice_ns;
     void *job = NULL, *sh = (void *)(uintptr_t)lane->addr;
     int dev = lane->dev, status = 0, w;
     Py_BEGIN_ALLOW_THREADS
