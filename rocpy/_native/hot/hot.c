@@ -31,65 +31,133 @@ PyObject *error_factory;   /* hip_error(status, call) -> exception instance */
 PyObject *str_h, *str_lane, *str_pending, *str_fence, *str_ptr;   /* interned names */
 PyObject *str_nbytes, *str_weak, *str_last;
 
-/* Slot reads through the classes' own member descriptors (Handle._h, Stream._lane),
- * registered by rocpy/_hotpath.py: the descriptor's __get__ directly, without the
- * generic attribute lookup; by name where none is registered. */
-PyObject *descr_h, *descr_lane;
-descrgetfunc get_h, get_lane;
+Member mem_h, mem_lane, mem_nbytes, mem_last, mem_weak, mem_pending, mem_dev_index;
 
-PyObject *slot_get(PyObject *descr, descrgetfunc get, PyObject *obj, PyObject *name)
+/* CPython's member descriptor (PyMemberDescrObject, Include/descrobject.h: PyDescr_COMMON
+ * and the PyMemberDef it was made from), the same from 3.3 to 3.14 though outside the
+ * limited API.  member_bind reads a slot's offset from it only after checking that what
+ * it finds there is this descriptor's own (its class, its name object, the def's name),
+ * so a different layout means the descriptor path, never a wrong read. */
+typedef struct {
+    const char *name;
+    int type;
+    Py_ssize_t offset;
+    int flags;
+    const char *doc;
+} MemberDefLayout;
+
+typedef struct {
+    PyObject_HEAD
+    PyTypeObject *d_type;
+    PyObject *d_name;
+    PyObject *d_qualname;
+    MemberDefLayout *d_member;
+} MemberDescrLayout;
+
+#define HOT_T_OBJECT_EX 16   /* what __slots__ make (structmember.h T_OBJECT_EX) */
+#define HOT_READONLY 1
+
+static PyObject *member_descriptor_type;   /* type(object's __slots__ member) */
+
+static Py_ssize_t slot_offset(PyObject *descr, PyObject *owner, PyObject *name)
 {
-    if (descr && get)
-        return get(descr, obj, (PyObject *)Py_TYPE(obj));
-    return PyObject_GetAttr(obj, name);
+    if ((PyObject *)Py_TYPE(descr) != member_descriptor_type || !PyUnicode_Check(name))
+        return 0;
+    MemberDescrLayout *d = (MemberDescrLayout *)descr;
+    if ((PyObject *)d->d_type != owner || d->d_name != name || !d->d_member)
+        return 0;
+    const char *s = PyUnicode_AsUTF8AndSize(name, NULL);
+    if (!s) {
+        PyErr_Clear();
+        return 0;
+    }
+    MemberDefLayout *def = d->d_member;
+    PyObject *size = PyObject_GetAttrString(owner, "__basicsize__");
+    Py_ssize_t basic = size ? PyLong_AsSsize_t(size) : -1;
+    Py_XDECREF(size);
+    if (basic < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    if (!def->name || strcmp(def->name, s) != 0 || def->type != HOT_T_OBJECT_EX ||
+        (def->flags & HOT_READONLY) || def->offset < (Py_ssize_t)sizeof(PyObject) ||
+        def->offset % (Py_ssize_t)sizeof(PyObject *) != 0 ||
+        def->offset > basic - (Py_ssize_t)sizeof(PyObject *))
+        return 0;
+    return def->offset;
 }
 
-Member mem_nbytes, mem_last, mem_weak, mem_pending, mem_dev_index;
+/* Take `descr` (a descriptor with __get__ and __set__, __objclass__ and __name__) as m's
+ * slot: 0, or -1 with TypeError. */
+int member_bind(Member *m, PyObject *descr)
+{
+    descrgetfunc g = (descrgetfunc)PyType_GetSlot(Py_TYPE(descr), Py_tp_descr_get);
+    descrsetfunc st = (descrsetfunc)PyType_GetSlot(Py_TYPE(descr), Py_tp_descr_set);
+    PyErr_Clear();
+    PyObject *owner = g && st ? PyObject_GetAttrString(descr, "__objclass__") : NULL;
+    PyObject *name = owner ? PyObject_GetAttrString(descr, "__name__") : NULL;
+    if (!owner || !PyType_Check(owner) || !name || !PyUnicode_Check(name)) {
+        Py_XDECREF(owner);
+        Py_XDECREF(name);
+        PyErr_Clear();
+        PyErr_SetString(PyExc_TypeError, "rocpy._hot: a slot is given by its member "
+                                         "descriptor");
+        return -1;
+    }
+    m->offset = slot_offset(descr, owner, name);
+    PyUnicode_InternInPlace(&name);
+    HOT_XSETREF(m->owner, (PyTypeObject *)owner);   /* the references are kept */
+    HOT_XSETREF(m->name, name);
+    Py_INCREF(descr);
+    HOT_XSETREF(m->descr, descr);
+    m->get = g;
+    m->set = st;
+    return 0;
+}
 
+/* A new reference to obj's slot (an AttributeError where it is unset, as the descriptor
+ * raises): directly where member_bind found its offset, else through the descriptor; an
+ * object not of the owner class (or before registration) by name. */
 PyObject *member_read(Member *m, PyObject *obj)
 {
-    if (m->get && PyObject_TypeCheck(obj, m->owner))
+    if (m->owner && PyObject_TypeCheck(obj, m->owner)) {
+        if (m->offset) {
+            PyObject *v = *(PyObject **)((char *)obj + m->offset);
+            if (v) {
+                Py_INCREF(v);
+                return v;
+            }
+        }
         return m->get(m->descr, obj, (PyObject *)Py_TYPE(obj));
+    }
     return PyObject_GetAttr(obj, m->name);
 }
 
 int member_write(Member *m, PyObject *obj, PyObject *value)
 {
-    if (m->set && PyObject_TypeCheck(obj, m->owner))
+    if (m->owner && PyObject_TypeCheck(obj, m->owner)) {
+        if (m->offset && value) {
+            PyObject **slot = (PyObject **)((char *)obj + m->offset);
+            PyObject *old = *slot;
+            Py_INCREF(value);
+            *slot = value;
+            Py_XDECREF(old);
+            return 0;
+        }
         return m->set(m->descr, obj, value);
+    }
     return PyObject_SetAttr(obj, m->name, value);
 }
 
 /* register_members(Buffer._nbytes, Buffer._last, Stream._weak, CallbackErrors.pending,
- *                  Buffer._dev_index):
- * their member descriptors (each read or written on objects of exactly those classes,
- * which the callers check; a descriptor also checks the type itself) */
+ *                  Buffer._dev_index): their member descriptors */
 static PyObject *register_members(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     CHECK_N(5, "register_members");
     Member *ms[5] = {&mem_nbytes, &mem_last, &mem_weak, &mem_pending, &mem_dev_index};
-    for (int i = 0; i < 5; i++) {
-        descrgetfunc g = (descrgetfunc)PyType_GetSlot(Py_TYPE(args[i]), Py_tp_descr_get);
-        descrsetfunc st = (descrsetfunc)PyType_GetSlot(Py_TYPE(args[i]), Py_tp_descr_set);
-        PyObject *owner = g && st ? PyObject_GetAttrString(args[i], "__objclass__") : NULL;
-        int ok = owner && PyType_Check(owner);
-        Py_XDECREF(owner);
-        if (!ok) {
-            PyErr_Clear();
-            PyErr_SetString(PyExc_TypeError, "register_members takes five member descriptors");
+    for (int i = 0; i < 5; i++)
+        if (member_bind(ms[i], args[i]) < 0)
             return NULL;
-        }
-    }
-    for (int i = 0; i < 5; i++) {
-        PyObject *owner = PyObject_GetAttrString(args[i], "__objclass__");
-        if (!owner)
-            return NULL;
-        HOT_XSETREF(ms[i]->owner, (PyTypeObject *)owner);   /* the reference is kept */
-        Py_INCREF(args[i]);
-        HOT_XSETREF(ms[i]->descr, args[i]);
-        ms[i]->get = (descrgetfunc)PyType_GetSlot(Py_TYPE(args[i]), Py_tp_descr_get);
-        ms[i]->set = (descrsetfunc)PyType_GetSlot(Py_TYPE(args[i]), Py_tp_descr_set);
-    }
     Py_RETURN_NONE;
 }
 
@@ -117,24 +185,45 @@ int as_ptr(PyObject *o, void **out)
     return (*out == NULL && PyErr_Occurred()) ? -1 : 0;
 }
 
+/* slot_offset(descr) -> int: where member_bind would read descr's slot directly (0: through
+ * the descriptor); slot_offsets() -> {name: offset} of the registered slots.  For tests. */
+static PyObject *py_slot_offset(PyObject *m, PyObject *descr)
+{
+    Member probe = {0};
+    if (member_bind(&probe, descr) < 0)
+        return NULL;
+    Py_ssize_t off = probe.offset;
+    Py_XDECREF(probe.descr);
+    Py_XDECREF((PyObject *)probe.owner);
+    Py_XDECREF(probe.name);
+    return PyLong_FromSsize_t(off);
+}
+
+static PyObject *py_slot_offsets(PyObject *m, PyObject *unused)
+{
+    Member *ms[7] = {&mem_h, &mem_lane, &mem_nbytes, &mem_last, &mem_weak, &mem_pending,
+                     &mem_dev_index};
+    PyObject *d = PyDict_New();
+    for (int i = 0; d && i < 7; i++) {
+        if (!ms[i]->descr)
+            continue;
+        PyObject *v = PyLong_FromSsize_t(ms[i]->offset);
+        if (!v || PyDict_SetItem(d, ms[i]->name, v) < 0) {
+            Py_XDECREF(v);
+            Py_CLEAR(d);
+            break;
+        }
+        Py_DECREF(v);
+    }
+    return d;
+}
+
+/* register_slots(Handle._h, the stream's _lane): their member descriptors */
 static PyObject *register_slots(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     CHECK_N(2, "register_slots");
-    descrgetfunc gh = (descrgetfunc)PyType_GetSlot(Py_TYPE(args[0]), Py_tp_descr_get);
-    descrgetfunc gl = (descrgetfunc)PyType_GetSlot(Py_TYPE(args[1]), Py_tp_descr_get);
-    if (!gh || !gl) {
-        PyErr_Clear();
-        PyErr_SetString(PyExc_TypeError, "register_slots takes two member descriptors");
+    if (member_bind(&mem_h, args[0]) < 0 || member_bind(&mem_lane, args[1]) < 0)
         return NULL;
-    }
-    Py_INCREF(args[0]);
-    Py_INCREF(args[1]);
-    Py_XDECREF(descr_h);
-    Py_XDECREF(descr_lane);
-    descr_h = args[0];
-    descr_lane = args[1];
-    get_h = gh;
-    get_lane = gl;
     Py_RETURN_NONE;
 }
 
@@ -180,6 +269,10 @@ static PyMethodDef module_methods[] = {
      "_wait.captures, {buffer type: endpoint kind}): what the compiled synchronous copy uses"},
     {"register_members", (PyCFunction)(void (*)(void))register_members, METH_FASTCALL,
      "register_members(Buffer._nbytes, Buffer._last, Stream._weak, CallbackErrors.pending)"},
+    {"slot_offset", py_slot_offset, METH_O,
+     "slot_offset(member descriptor) -> int: where its slot is read directly (0: not)"},
+    {"slot_offsets", py_slot_offsets, METH_NOARGS,
+     "slot_offsets() -> {name: offset}: the registered slots (register_slots/_members)"},
     {"set_error_factory", set_error_factory, METH_O,
      "set_error_factory(f): f(status, call) makes the exception a failed launch raises"},
     {NULL}
@@ -197,6 +290,14 @@ static int hot_exec(PyObject *m)
         !(str_last = PyUnicode_InternFromString("_last")) ||
         !(mem_dev_index.name = PyUnicode_InternFromString("_dev_index")))
         return -1;
+    PyObject *types = PyImport_ImportModule("types");
+    member_descriptor_type = types ? PyObject_GetAttrString(types, "MemberDescriptorType")
+                                   : NULL;
+    Py_XDECREF(types);
+    if (!member_descriptor_type)
+        return -1;
+    mem_h.name = str_h;
+    mem_lane.name = str_lane;
     mem_nbytes.name = str_nbytes;
     mem_last.name = str_last;
     mem_weak.name = str_weak;

@@ -32,21 +32,23 @@ typedef void (*fn_sig_store)(uint64_t, int64_t);
 extern PyObject *error_factory;
 extern PyObject *str_h, *str_lane, *str_pending, *str_fence, *str_ptr;
 extern PyObject *str_nbytes, *str_weak, *str_last;
-extern PyObject *descr_h, *descr_lane;
-extern descrgetfunc get_h, get_lane;
-PyObject *slot_get(PyObject *descr, descrgetfunc get, PyObject *obj, PyObject *name);
 
-/* A slot read and written through its class's member descriptor (registered by
- * register_members), by name until then: Buffer._nbytes, Buffer._last, Stream._weak,
- * CallbackErrors.pending, Buffer._dev_index. */
+/* A slot of a class, read and written by the hot path: Handle._h, the stream's _lane,
+ * Buffer._nbytes, _last and _dev_index, Stream._weak, CallbackErrors.pending (registered
+ * by register_slots and register_members) and the compiled methods' aux slots.  Where the
+ * class's member descriptor passed member_bind's layout checks, `offset` is the slot's
+ * place in the object and an object of `owner` is read there directly; otherwise through
+ * the descriptor; an object of another class (or anything before registration) by name. */
 typedef struct {
     PyObject *descr;
     descrgetfunc get;
     descrsetfunc set;
-    PyTypeObject *owner;      /* the descriptor's __objclass__: other objects go by name */
+    PyTypeObject *owner;      /* the descriptor's __objclass__ */
     PyObject *name;
+    Py_ssize_t offset;        /* 0: no direct access */
 } Member;
-extern Member mem_nbytes, mem_last, mem_weak, mem_pending, mem_dev_index;
+extern Member mem_h, mem_lane, mem_nbytes, mem_last, mem_weak, mem_pending, mem_dev_index;
+int member_bind(Member *m, PyObject *descr);
 PyObject *member_read(Member *m, PyObject *obj);
 int member_write(Member *m, PyObject *obj, PyObject *value);
 PyObject *raise_status(int st, const char *call);

@@ -201,28 +201,11 @@ static int memcpy_kind(int src_side, int dst_side)
     return src_side < 0 || dst_side < 0 ? 4 : src_side * 2 + dst_side;
 }
 
-/* A read (write) of a member of an object whose exact type was checked against the
- * registered types (Buffer subclasses, Stream): the descriptor directly, without
- * member_read's own type check (the descriptor checks the type too). */
-static PyObject *buffer_member(Member *m, PyObject *b)
-{
-    if (m->get)
-        return m->get(m->descr, b, (PyObject *)Py_TYPE(b));
-    return PyObject_GetAttr(b, m->name);
-}
-
-static int buffer_member_set(Member *m, PyObject *b, PyObject *v)
-{
-    if (m->set)
-        return m->set(m->descr, b, v);
-    return PyObject_SetAttr(b, m->name, v);
-}
-
 /* An open rocpy buffer's address and size (its exact type checked by the caller): 1, or
  * 0 when not open or not plain ints (Python decides), -1 error. */
 static int buffer_range(PyObject *b, unsigned long long *addr, Py_ssize_t *nbytes)
 {
-    PyObject *h = slot_get(descr_h, get_h, b, str_h);
+    PyObject *h = member_read(&mem_h, b);
     if (!h)
         return -1;
     int ok = PyLong_CheckExact(h);
@@ -233,7 +216,7 @@ static int buffer_range(PyObject *b, unsigned long long *addr, Py_ssize_t *nbyte
         PyErr_Clear();
         return 0;
     }
-    PyObject *n = buffer_member(&mem_nbytes, b);
+    PyObject *n = member_read(&mem_nbytes, b);
     if (!n)
         return -1;
     *nbytes = PyLong_AsSsize_t(n);
@@ -374,13 +357,13 @@ int copy_async_core(void *fn, PyObject *buf, PyObject *other, int to_other, PyOb
         return r;
     int result = -1;
     PyObject *lane_o = NULL, *keep = NULL;
-    PyObject *h = slot_get(descr_h, get_h, stream, str_h);
+    PyObject *h = member_read(&mem_h, stream);
     if (!h)
         goto done;
     Py_DECREF(h);
     if (h == Py_None)
         goto not_here;
-    lane_o = slot_get(descr_lane, get_lane, stream, str_lane);
+    lane_o = member_read(&mem_lane, stream);
     if (!lane_o)
         goto done;
     Lane *lane = (Lane *)lane_o;
@@ -407,12 +390,12 @@ int copy_async_core(void *fn, PyObject *buf, PyObject *other, int to_other, PyOb
         raise_status(st, "hipMemcpyAsync");
         goto done;
     }
-    PyObject *w = buffer_member(&mem_weak, stream);   /* exactly the registered Stream */
+    PyObject *w = member_read(&mem_weak, stream);   /* exactly the registered Stream */
     if (!w)
         goto done;
-    r = buffer_member_set(&mem_last, buf, w);
+    r = member_write(&mem_last, buf, w);
     if (r == 0 && e.other_buffer)
-        r = buffer_member_set(&mem_last, other, w);
+        r = member_write(&mem_last, other, w);
     Py_DECREF(w);
     if (r < 0 || lane_hold_pair(lane, stream, buf, keep) < 0)
         goto done;

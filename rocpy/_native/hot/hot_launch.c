@@ -274,13 +274,13 @@ PyObject *launcher_launch(Launcher *self, PyObject *const *args, Py_ssize_t narg
     PyObject *stream = args[4], *shm = args[5];
     if ((PyObject *)Py_TYPE(stream) != self->stream_type)
         return slow_launch(self, args);
-    PyObject *h = slot_get(descr_h, get_h, stream, str_h);
+    PyObject *h = member_read(&mem_h, stream);
     if (!h)
         return NULL;
     Py_DECREF(h);
     if (h == Py_None)   /* closed: Python raises */
         return slow_launch(self, args);
-    PyObject *lane_o = slot_get(descr_lane, get_lane, stream, str_lane);
+    PyObject *lane_o = member_read(&mem_lane, stream);
     if (!lane_o)
         return NULL;
     if (Py_TYPE(lane_o) != LaneType) {

@@ -31,7 +31,7 @@ static PyTypeObject *MethodType;
 
 PyObject *method_aux(int kind, int i, PyObject *obj)
 {
-    return state[kind].aux_get[i](state[kind].aux[i], obj, (PyObject *)Py_TYPE(obj));
+    return member_read(&state[kind].aux[i], obj);
 }
 
 /* fn(*first, *args, **kwnames): first is self, or NULL (a descriptor called with nothing) */
@@ -74,7 +74,7 @@ PyObject *method_fallback(int kind, PyObject *self, PyObject *const *args, Py_ss
 /* The handle `_h` (None when closed: 0 here) and `_addr` of an Event. */
 static int event_addr(PyObject *ev, int kind, void **addr)
 {
-    PyObject *h = slot_get(descr_h, get_h, ev, str_h);
+    PyObject *h = member_read(&mem_h, ev);
     if (!h)
         return -1;
     int open = h != Py_None;
@@ -119,12 +119,12 @@ static PyObject *event_record(PyObject *self, PyObject *const *args, Py_ssize_t 
         PyObject *s = args[0];
         r = 0;
         if ((PyObject *)Py_TYPE(s) == state[EVENT_RECORD].extra) {
-            PyObject *h = slot_get(descr_h, get_h, s, str_h);
+            PyObject *h = member_read(&mem_h, s);
             if (!h)
                 return NULL;
             int open = h != Py_None;
             Py_DECREF(h);
-            if (open && !(lane_o = slot_get(descr_lane, get_lane, s, str_lane)))
+            if (open && !(lane_o = member_read(&mem_lane, s)))
                 return NULL;
             r = open && Py_TYPE(lane_o) == LaneType && ((Lane *)lane_o)->ready >= 0;
         }
@@ -166,14 +166,14 @@ int poll_pending(int kind, PyObject *pending)
  * reference), 0 not this case, -1 error.  Stream.query's and Stream.sync's. */
 int stream_ready_lane(PyObject *self, PyObject **lane_o)
 {
-    PyObject *h = slot_get(descr_h, get_h, self, str_h);
+    PyObject *h = member_read(&mem_h, self);
     if (!h)
         return -1;
     int open = h != Py_None;
     Py_DECREF(h);
     if (!open)
         return 0;
-    PyObject *o = slot_get(descr_lane, get_lane, self, str_lane);
+    PyObject *o = member_read(&mem_lane, self);
     if (!o)
         return -1;
     Lane *lane = (Lane *)o;
@@ -315,7 +315,7 @@ static PyObject *kernel_launch(PyObject *self, PyObject *const *args, Py_ssize_t
             return NULL;
         argv[3] = empty;
     }
-    PyObject *h = slot_get(descr_h, get_h, self, str_h);
+    PyObject *h = member_read(&mem_h, self);
     if (!h)
         return NULL;
     Py_DECREF(h);
@@ -432,20 +432,6 @@ int method_type_add(PyObject *m)
     return 0;
 }
 
-static int take_descriptor(PyObject *d, PyObject **slot, descrgetfunc *get)
-{
-    descrgetfunc g = (descrgetfunc)PyType_GetSlot(Py_TYPE(d), Py_tp_descr_get);
-    if (!g) {
-        PyErr_Clear();
-        PyErr_SetString(PyExc_TypeError, "method: aux must be member descriptors");
-        return -1;
-    }
-    Py_INCREF(d);
-    HOT_XSETREF(*slot, d);
-    *get = g;
-    return 0;
-}
-
 /* method(kind, fn, fallback, not_ready, aux, extra, owner) -> descriptor
  * kind 0 Event.query (aux: Event's _addr descriptor), 1 Event.record (aux: the same,
  * extra: the Stream type), 2 Stream.query (aux: the stream's _pending descriptor, extra:
@@ -487,7 +473,7 @@ PyObject *make_method(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
             return NULL;
         }
         for (int i = 0; i < 4; i++)
-            if (take_descriptor(PyTuple_GetItem(aux, i), &s->aux[i], &s->aux_get[i]) < 0)
+            if (member_bind(&s->aux[i], PyTuple_GetItem(aux, i)) < 0)
                 return NULL;
         s->spin_ns = PyLong_AsUnsignedLongLong(PyTuple_GetItem(extra, 2));
         s->slice_ns = PyLong_AsUnsignedLongLong(PyTuple_GetItem(extra, 3));
@@ -500,11 +486,11 @@ PyObject *make_method(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
             return NULL;
         }
         for (int i = 0; i < 3; i++)
-            if (take_descriptor(PyTuple_GetItem(aux, i), &s->aux[i], &s->aux_get[i]) < 0)
+            if (member_bind(&s->aux[i], PyTuple_GetItem(aux, i)) < 0)
                 return NULL;
     } else if (kind <= STREAM_QUERY || kind == KERNEL_LAUNCH) {
-        if (take_descriptor(aux, &s->aux[0], &s->aux_get[0]) < 0 ||
-            (kind == STREAM_QUERY && take_descriptor(extra, &s->aux[1], &s->aux_get[1]) < 0))
+        if (member_bind(&s->aux[0], aux) < 0 ||
+            (kind == STREAM_QUERY && member_bind(&s->aux[1], extra) < 0))
             return NULL;
     }
     Py_INCREF(args[2]);

@@ -24,13 +24,12 @@ typedef struct {
     PyObject *fallback;        /* the Python definition: fallback(self, *args, **kwargs) */
     PyTypeObject *owner;       /* the class whose instances the fast case takes */
     int not_ready;             /* hipErrorNotReady of the backend */
-    PyObject *aux[4];          /* member descriptors: EVENT_*: Event's `_addr`;
+    Member aux[4];             /* slots: EVENT_*: Event's `_addr`;
                                   STREAM_QUERY: the stream's `_pending`, PendingList's
                                   `_entries`; KERNEL_LAUNCH: Kernel's `_launcher`;
                                   SIGNAL_*: Handle's `_h`, Signal's `_bad`, `_hv`;
                                   STREAM_SYNC: `_pending`, `_entries`, Stream's
                                   `_cb_seen`, `_more_errors` */
-    descrgetfunc aux_get[4];
     uint64_t spin_ns, slice_ns; /* STREAM_SYNC: rocpy_wait's first spin and slice */
     PyObject *extra;           /* EVENT_RECORD: the Stream type the fast case takes;
                                   STREAM_QUERY: PendingList's `_entries` (aux[1]);
@@ -44,7 +43,7 @@ extern MethodState method_state[N_KINDS];
 /* fallback(self, *args, **kwnames): the Python definition, given what the call got */
 PyObject *method_fallback(int kind, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                           PyObject *kwnames);
-/* descriptor aux[i] of kind's state read on obj */
+/* slot aux[i] of kind's state read on obj (member_read) */
 PyObject *method_aux(int kind, int i, PyObject *obj);
 
 /* An open stream's lane ready for a fast case: 1 and *lane_o (new), 0 not, -1 error */

@@ -33,7 +33,7 @@ int pack_one(Launcher *self, const Param *q, PyObject *a, char *out)
             if (!PyLong_CheckExact(a)) {
                 /* rocpy's buffers: .ptr is their _h (None once closed: Python raises) */
                 int own = is_buffer(self, t);
-                p = own ? slot_get(descr_h, get_h, a, str_h) : PyObject_GetAttr(a, str_ptr);
+                p = own ? member_read(&mem_h, a) : PyObject_GetAttr(a, str_ptr);
                 if (!p) {
                     PyErr_Clear();
                     return 0;
