@@ -23,8 +23,8 @@ import tempfile
 
 CASES = ("launch-raw", "launch", "launch-attr", "launch4-raw", "launch4", "launch4-attr",
          "record-raw", "record", "event-query-raw", "event-query", "stream-query-raw",
-         "stream-query", "copy-raw", "copy", "signal-load-raw", "signal-load",
-         "signal-load-attr")
+         "stream-query", "event-sync-raw", "event-sync", "copy-raw", "copy", "signal-load-raw",
+         "signal-load", "signal-load-attr")
 
 
 def _case(name: str, n: int) -> None:
@@ -42,6 +42,8 @@ def _case(name: str, n: int) -> None:
     packed = k4._packed(args4, 1, 1, 0)
     r4 = (k4.handle, 1, 1, 1, 1, 1, 1, 0, s.handle, ffi.NULL, packed[2])
     ev = hip.Event(dev, timing=False)
+    done = hip.Event(dev, timing=False)      # recorded before the gate: complete
+    done.record(s)
     sig = hsa.Signal(1)
     src, dst = dev.context.alloc(4096), dev.context.alloc(4096)
     src.fill(1)
@@ -53,6 +55,8 @@ def _case(name: str, n: int) -> None:
         "record-raw": (lib.hipEventRecord, (ev.handle, s.handle)), "record": (ev.record, (s,)),
         "event-query-raw": (lib.hipEventQuery, (ev.handle,)), "event-query": (ev.query, ()),
         "stream-query-raw": (lib.hipStreamQuery, (s.handle,)), "stream-query": (s.query, ()),
+        "event-sync-raw": (lib.hipEventSynchronize, (done.handle,)),
+        "event-sync": (done.sync, ()),
         "copy-raw": (lib.hipMemcpyAsync, (d, sp, 4096, h2d, s.handle)),
         "copy": (dst.copy_from, (src, s)),
         "signal-load-raw": (hsa.lib.hsa_signal_load_scacquire, (sig.handle,)),
@@ -84,7 +88,7 @@ def _case(name: str, n: int) -> None:
             "signal-load-attr": attr_load}.get(name, bound)
     sys.call_tracing(loop, ())
     gate.release(s)
-    for x in (ev, sig, src, dst):
+    for x in (ev, done, sig, src, dst):
         x.close()
     env.close()
 

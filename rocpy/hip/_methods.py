@@ -1,5 +1,6 @@
-"""`Event.record`, `Event.query`, `Stream.query`, `Stream.sync`, `Buffer.copy_from`,
-`Buffer.copy_to` and `Kernel.launch` in compiled code, with no Python frame.
+"""`Event.record`, `Event.query`, `Event.sync`, `Stream.query`, `Stream.sync`,
+`Buffer.copy_from`, `Buffer.copy_to` and `Kernel.launch` in compiled code, with no
+Python frame.
 
 Where `rocpy._hot` is in use, `install` (called when the first stream or event
 is made) replaces these methods on their classes with
@@ -74,6 +75,13 @@ def _install(hot: Any) -> None:
         (_OrderedHandle.__dict__["_pending"], PendingList.__dict__["_entries"],
          Stream.__dict__["_cb_seen"], Stream.__dict__["_more_errors"]),
         (_wait.captures, _wait._abandoned, _wait.SPIN_NS, _wait.SLICE_NS), Stream))
+    from .device import Device
+    PYTHON["Event.sync"] = Event.__dict__["sync"]
+    setattr(Event, "sync", hot.method(
+        10, int(api().ffi.cast("uintptr_t", api().ffi.addressof(api().lib, "rocpy_wait"))),
+        PYTHON["Event.sync"], not_ready,
+        (addr, Event.__dict__["_dev"], Device.__dict__["_index"]),
+        (_wait.captures, _wait._abandoned, _wait.SPIN_NS, _wait.SLICE_NS), Event))
     _copy.bind_copy_async()               # registers the types the compiled copy takes
     buffer = memory.Buffer
     memcpy = _address("hipMemcpyAsync")

@@ -1,5 +1,5 @@
-"""The compiled `Stream.sync` (rocpy/_native/hot/hot_sync.c) against its Python
-definition (`rocpy.hip._methods.PYTHON["Stream.sync"]`): the same outcome (type,
+"""The compiled `Stream.sync` and `Event.sync` (rocpy/_native/hot/hot_sync.c) against
+their Python definitions (`rocpy.hip._methods.PYTHON`): the same outcome (type,
 message, status) in every case, what the work held dropped once it completed and
 held again when the wait failed, and every case it declines handed to Python
 (a closed stream, pending callback errors, callbacks to report, a wait longer than
@@ -153,3 +153,107 @@ def test_a_failed_wait_raises_its_status_and_keeps_what_was_held(run_script, ker
     """, ROCPY_BACKEND="stub")
     assert out.split(" ", 1)[0] == "True", out
     assert "hipErrorLaunchFailure" in out and ", 1)" in out, out
+
+
+def py_event_sync(ev):
+    return _methods.PYTHON["Event.sync"](ev)
+
+
+def test_event_sync_is_compiled_and_agrees_with_python(streams, dev):
+    assert type(hip.Event.__dict__["sync"]) is rocpy._hot.Method
+    assert hip.Event.sync is _methods.PYTHON["Event.sync"]
+    a, b = dev.context.alloc(1 << 16), dev.context.alloc(1 << 16)
+    s = streams[0]
+    for blocking in (False, True):
+        ev = dev.create_event(blocking=blocking)
+        for sync in (ev.sync, lambda: py_event_sync(ev)):
+            a.copy_from(b, s)
+            ev.record(s)
+            assert sync() is None
+            assert ev.query() is True
+        ev.sync()                                   # complete already: returns at once
+        r = outcome(lambda: ev.sync(1))
+        assert r == outcome(lambda: _methods.PYTHON["Event.sync"](ev, 1)) and r[0] is TypeError
+        assert outcome(lambda: ev.sync(timeout=1))[0] is TypeError
+        ev.close()
+        r = outcome(ev.sync)
+        assert r == outcome(lambda: py_event_sync(ev)) and r[0] is rocpy.ClosedError
+    a.close()
+    b.close()
+
+
+def test_an_event_wait_past_the_first_spin_finishes_in_python(streams, dev, kernel_file,
+                                                                monkeypatch):
+    """The compiled spin runs out: Event.sync (Python) waits the rest; a complete event
+    is the compiled spin's alone; during a capture begun by rocpy, Python waits."""
+    if rocpy.backend().name != "stub":
+        pytest.skip("times a stub kernel")
+    module = hip.Module.load(kernel_file("vadd"), dev)
+    k = module["vadd"]
+    release = threading.Event()
+    rocpy.stub.register_kernel("vadd", lambda d: release.wait(10) and None)
+    calls = []
+    s = streams[0]
+    ev = dev.create_event()
+    buf = dev.context.alloc(64)
+    orig = _wait.wait
+
+    def counting(*a, **kw):
+        calls.append(a[0])
+        return orig(*a, **kw)
+    try:
+        k.launch(1, 1, (buf, buf, buf, np.int32(1)), s)
+        ev.record(s)
+        timer = threading.Timer(4 * _wait.SPIN_NS / 1e9, release.set)
+        timer.start()
+        monkeypatch.setattr(_wait, "wait", counting)
+        assert ev.sync() is None
+        timer.join()
+        assert calls == [_wait.EVENT]               # Python's wait took over once
+        assert ev.query() is True
+        calls.clear()
+        assert ev.sync() is None                    # complete: the compiled spin alone
+        assert calls == []
+        _wait.captures[0] += 1                      # stands for a capture begun by rocpy
+        try:
+            assert ev.sync() is None
+        finally:
+            _wait.captures[0] -= 1
+        assert calls == [_wait.EVENT]               # handed to Python (its blocking call)
+    finally:
+        release.set()
+        s.sync()
+        rocpy.stub.unregister_kernel("vadd")
+        buf.close()
+        module.close()
+        ev.close()
+
+
+def test_an_event_after_a_failed_kernel_waits_as_python(run_script, kernel_file):
+    if rocpy.backend().name != "stub":
+        pytest.skip("a failing kernel is the stub's")
+    out = run_script(f"""
+        import numpy as np, rocpy
+        from rocpy import hip, stub
+        from rocpy.hip import _methods
+        dev = hip.Device(0)
+        k = hip.Module.load({kernel_file("vadd")!r}, dev)["vadd"]
+        stub.register_kernel("vadd", lambda d: 1)
+        b = dev.context.alloc(64)
+        res = []
+        for compiled in (True, False):
+            s, ev = dev.create_stream(), dev.create_event()
+            k.launch(1, 1, (b, b, b, np.int32(1)), s)
+            ev.record(s)
+            try:
+                ev.sync() if compiled else _methods.PYTHON["Event.sync"](ev)
+                res.append("ok")
+            except rocpy.HipError as e:
+                res.append((type(e).__name__, e.name, e.status))
+            try:
+                s.sync()
+            except rocpy.HipError as e:
+                res[-1] = (res[-1], e.name)
+        print(res[0] == res[1], res[0])
+    """, ROCPY_BACKEND="stub")
+    assert out.split(" ", 1)[0] == "True", out

@@ -72,7 +72,7 @@ PyObject *method_fallback(int kind, PyObject *self, PyObject *const *args, Py_ss
 #define call_fallback method_fallback
 
 /* The handle `_h` (None when closed: 0 here) and `_addr` of an Event. */
-static int event_addr(PyObject *ev, int kind, void **addr)
+int event_addr(PyObject *ev, int kind, void **addr)
 {
     PyObject *h = member_read(&mem_h, ev);
     if (!h)
@@ -336,7 +336,7 @@ static PyObject *kernel_launch(PyObject *self, PyObject *const *args, Py_ssize_t
 typedef PyObject *(*fastkw)(PyObject *, PyObject *const *, Py_ssize_t, PyObject *);
 static const fastkw impls[N_KINDS] = {
     event_query, event_record, stream_query, copy_from, copy_to, kernel_launch,
-    signal_load, signal_store, signal_silent_store, stream_sync,
+    signal_load, signal_store, signal_silent_store, stream_sync, event_sync,
 };
 #define DEF(name, i) {name, (PyCFunction)(void (*)(void))i, METH_FASTCALL | METH_KEYWORDS, NULL}
 static PyMethodDef defs[N_KINDS] = {
@@ -344,6 +344,7 @@ static PyMethodDef defs[N_KINDS] = {
     DEF("copy_from", copy_from), DEF("copy_to", copy_to), DEF("launch", kernel_launch),
     DEF("load", signal_load), DEF("store", signal_store),
     DEF("silent_store", signal_silent_store), DEF("sync", stream_sync),
+    DEF("sync", event_sync),
 };
 
 /* descr(self, *args, **kw): what CPython calls for `obj.method(...)` (a method
@@ -441,7 +442,8 @@ int method_type_add(PyObject *m)
  * (fn: the default order's function; aux: the (_h, _bad, _hv) descriptors;
  * extra: {order: function address}), 9 Stream.sync (fn: rocpy_wait; aux: the (_pending,
  * _entries, _cb_seen, _more_errors) descriptors; extra: (captures, abandoned, spin_ns,
- * slice_ns)); owner: the class (the fast case takes its
+ * slice_ns)), 10 Event.sync (fn: rocpy_wait; aux: the (Event._addr, Event._dev,
+ * Device._index) descriptors; extra: as 9's); owner: the class (the fast case takes its
  * instances).  Registering a kind again replaces its state. */
 PyObject *make_method(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -449,7 +451,7 @@ PyObject *make_method(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     long kind = PyLong_AsLong(args[0]);
     if (kind < 0 || kind >= N_KINDS) {
         if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "method: kind is 0 to 9");
+            PyErr_SetString(PyExc_ValueError, "method: kind is 0 to 10");
         return NULL;
     }
     PTR_ARG(1, fn);
@@ -462,17 +464,19 @@ PyObject *make_method(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     }
     MethodState *s = &state[kind];
     PyObject *aux = args[4], *extra = args[5];
-    if (kind == STREAM_SYNC) {
-        if (!(PyTuple_Check(aux) && PyTuple_Size(aux) == 4 && PyTuple_Check(extra) &&
+    if (kind == STREAM_SYNC || kind == EVENT_SYNC) {
+        Py_ssize_t n_aux = kind == STREAM_SYNC ? 4 : 3;
+        if (!(PyTuple_Check(aux) && PyTuple_Size(aux) == n_aux && PyTuple_Check(extra) &&
               PyTuple_Size(extra) == 4 && PyList_Check(PyTuple_GetItem(extra, 0)) &&
               PyList_Check(PyTuple_GetItem(extra, 1)) &&
               PyLong_Check(PyTuple_GetItem(extra, 2)) &&
               PyLong_Check(PyTuple_GetItem(extra, 3)))) {
-            PyErr_SetString(PyExc_TypeError, "method: Stream.sync takes 4 descriptors and "
-                                             "(captures, abandoned, spin_ns, slice_ns)");
+            PyErr_SetString(PyExc_TypeError, "method: Stream.sync (Event.sync) takes 4 (3) "
+                                             "descriptors and (captures, abandoned, spin_ns, "
+                                             "slice_ns)");
             return NULL;
         }
-        for (int i = 0; i < 4; i++)
+        for (int i = 0; i < n_aux; i++)
             if (member_bind(&s->aux[i], PyTuple_GetItem(aux, i)) < 0)
                 return NULL;
         s->spin_ns = PyLong_AsUnsignedLongLong(PyTuple_GetItem(extra, 2));

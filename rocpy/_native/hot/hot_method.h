@@ -16,7 +16,7 @@ typedef PyObject *(*hot_vectorcallfunc)(PyObject *, PyObject *const *, size_t, P
 
 enum {
     EVENT_QUERY, EVENT_RECORD, STREAM_QUERY, COPY_FROM, COPY_TO, KERNEL_LAUNCH,
-    SIGNAL_LOAD, SIGNAL_STORE, SIGNAL_SILENT_STORE, STREAM_SYNC, N_KINDS
+    SIGNAL_LOAD, SIGNAL_STORE, SIGNAL_SILENT_STORE, STREAM_SYNC, EVENT_SYNC, N_KINDS
 };
 
 typedef struct {
@@ -29,13 +29,14 @@ typedef struct {
                                   `_entries`; KERNEL_LAUNCH: Kernel's `_launcher`;
                                   SIGNAL_*: Handle's `_h`, Signal's `_bad`, `_hv`;
                                   STREAM_SYNC: `_pending`, `_entries`, Stream's
-                                  `_cb_seen`, `_more_errors` */
-    uint64_t spin_ns, slice_ns; /* STREAM_SYNC: rocpy_wait's first spin and slice */
+                                  `_cb_seen`, `_more_errors`; EVENT_SYNC: Event's
+                                  `_addr`, `_dev`, Device's `_index` */
+    uint64_t spin_ns, slice_ns; /* STREAM_SYNC, EVENT_SYNC: rocpy_wait's first spin, slice */
     PyObject *extra;           /* EVENT_RECORD: the Stream type the fast case takes;
                                   STREAM_QUERY: PendingList's `_entries` (aux[1]);
                                   SIGNAL_*: {memory order name: function address};
-                                  STREAM_SYNC: (_wait.captures, _wait._abandoned,
-                                  SPIN_NS, SLICE_NS) */
+                                  STREAM_SYNC, EVENT_SYNC: (_wait.captures,
+                                  _wait._abandoned, SPIN_NS, SLICE_NS) */
 } MethodState;
 
 extern MethodState method_state[N_KINDS];
@@ -52,9 +53,14 @@ int stream_ready_lane(PyObject *self, PyObject **lane_o);
 /* pending.poll() where its `_entries` (kind's aux[1]) has any; 0 ok, -1 error */
 int poll_pending(int kind, PyObject *pending);
 
-/* hot_sync.c: Stream.sync (self, args, nargs, kwnames); fn: rocpy_wait */
+/* An open Event's hipEvent_t (kind's aux[0], `_addr`): 1 and *addr, 0 closed, -1 error */
+int event_addr(PyObject *ev, int kind, void **addr);
+
+/* hot_sync.c: Stream.sync and Event.sync (self, args, nargs, kwnames); fn: rocpy_wait */
 PyObject *stream_sync(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                       PyObject *kwnames);
+PyObject *event_sync(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                     PyObject *kwnames);
 
 /* hot_signal.c: Signal.load / store / silent_store (self, args, nargs, kwnames) */
 PyObject *signal_load(PyObject *self, PyObject *const *args, Py_ssize_t nargs,

@@ -1,4 +1,5 @@
-/* rocpy._hot: Stream.sync's common case in compiled code (a method kind of hot_method.c).
+/* rocpy._hot: Stream.sync's and Event.sync's common case in compiled code (method kinds
+ * of hot_method.c).
  *
  * The case: an open stream whose lane is ready (hot_lane.c `lane_ready`: its device
  * current as rocpy set it, no capture by rocpy, no pending callback errors), no wait of
@@ -18,6 +19,7 @@
 #include "hot_method.h"
 
 #define SYNC_STREAM_KIND 0          /* ROCPY_WAIT_STREAM (_native/fast/wait.h) */
+#define SYNC_EVENT_KIND 1           /* ROCPY_WAIT_EVENT */
 
 typedef int (*wait_fn)(void **job, int kind, void *handle, int device, uint64_t spin_ns,
                        uint64_t slice_ns, int *status);
@@ -136,4 +138,44 @@ done:
     Py_XDECREF(taken);
     Py_DECREF(lane_o);
     return result;
+}
+
+/* Event.sync (event.py), the same way: an open event, no wait of rocpy's interrupted
+ * earlier, no capture begun by rocpy, and a wait that ends within the first query spin
+ * (rocpy_wait on the event, GIL released, as `_wait.wait`'s first call of it).  A spin
+ * that ran out, and every other case, is Event.sync itself (which then waits the whole
+ * way: long spin unless the event blocks, helper thread, Ctrl-C between slices). */
+PyObject *event_sync(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                     PyObject *kwnames)
+{
+    MethodState *s = &method_state[EVENT_SYNC];
+    void *ev = NULL;
+    int r = nargs || kwnames || sync_waits_elsewhere(s->extra) ? 0
+                                                               : event_addr(self, EVENT_SYNC, &ev);
+    long dev = -1;
+    if (r > 0) {
+        PyObject *d = method_aux(EVENT_SYNC, 1, self);
+        PyObject *i = d ? method_aux(EVENT_SYNC, 2, d) : NULL;
+        Py_XDECREF(d);
+        if (!i)
+            return NULL;
+        dev = PyLong_CheckExact(i) ? PyLong_AsLong(i) : -1;
+        Py_DECREF(i);
+        if (dev == -1 && PyErr_Occurred())
+            return NULL;
+        r = dev >= 0;
+    }
+    if (r <= 0)
+        return r < 0 ? NULL : method_fallback(EVENT_SYNC, self, args, nargs, kwnames);
+    uint64_t spin_ns = s->spin_ns, slice_ns = s->slice_ns;
+    void *job = NULL;
+    int status = 0, w;
+    Py_BEGIN_ALLOW_THREADS
+    w = ((wait_fn)s->fn)(&job, SYNC_EVENT_KIND, ev, (int)dev, spin_ns, slice_ns, &status);
+    Py_END_ALLOW_THREADS
+    if (w != 0)               /* still running after the spin: the whole wait in Python */
+        return method_fallback(EVENT_SYNC, self, args, nargs, kwnames);
+    if (status)
+        return raise_status(status, "hipEventSynchronize");
+    Py_RETURN_NONE;
 }

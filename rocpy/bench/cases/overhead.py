@@ -70,6 +70,12 @@ def build(env: Env) -> list[Bench]:
         _loop(ev.query, ops), "Event.query() vs hipEventQuery", "call")
     add("stream query", _checked(lib.hipStreamQuery, ops, sh, ok=(0, not_ready)),
         _loop(s.query, ops), "Stream.query() vs hipStreamQuery", "call")
+    done = env.keep(hip.Event(dev, timing=False))      # complete: recorded on an idle stream
+    idle = env.keep(dev.create_stream(non_blocking=True))
+    done.record(idle)
+    idle.sync()
+    add("event sync (complete)", _checked(lib.hipEventSynchronize, ops, done.handle),
+        _loop(done.sync, ops), "Event.sync() vs hipEventSynchronize, a complete event", "call")
     try:
         k = env.kernel("empty")
     except Unavailable as exc:
