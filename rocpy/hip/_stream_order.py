@@ -112,10 +112,12 @@ class _OrderedHandle(Handle):
     def _hold_pair(self, a: Any, b: Any) -> None:
         """`_hold` of ``(a, b)``; nothing new when the unfenced batch's last item is
         already that pair (the same objects), which stays held until a fence recorded
-        after this work too (the compiled ``lane_hold_pair``, hot_lane.c: the one rule)."""
+        after this work too (the compiled ``lane_hold_pair``, hot_lane.c: the one rule).
+        Not while a query runs (``lane.querying``): one that finds the stream complete
+        drops what was held when it began, this pair included."""
         lane = self._lane
         u = lane.box[0]
-        if u:
+        if u and not lane.querying:
             last = u[-1]
             if type(last) is tuple and len(last) == 2 and last[0] is a and last[1] is b:
                 _mark(lane.dev)

@@ -72,6 +72,30 @@ def test_a_repeated_copy_holds_its_pair_once(which, streams, dev):
     b.close()
 
 
+@pytest.mark.parametrize("which", ["compiled", "python"])
+def test_a_copy_during_a_query_holds_its_pair_again(which, streams, dev):
+    """A query running on another thread (``lane.querying``) drops, if it finds the stream
+    complete, what was held when it began: a copy enqueued meanwhile must not rely on
+    that item, so it holds its pair again (as a launch does)."""
+    hot, slow = streams
+    s = hot if which == "compiled" else slow
+    if which == "compiled" and (_hotpath.module() is None or type(s._lane) is PyLane):
+        pytest.skip("rocpy._hot is not built or ROCPY_HOT=0")
+    a, b = dev.context.alloc(N), dev.context.alloc(N)
+    a.copy_from(b, s)
+    s._lane.querying += 1                  # what Stream.query does around its call
+    try:
+        a.copy_from(b, s)
+    finally:
+        s._lane.querying -= 1
+    held = _held(s)
+    del held[:1]                           # what the query drops when the stream is complete
+    assert held == [(a, b)]
+    s.sync()
+    a.close()
+    b.close()
+
+
 def test_a_loop_of_the_same_copy_records_no_fence(streams, dev, monkeypatch):
     """FENCE_EVERY copies of one pair: one held item, no fence recorded, on both paths."""
     from rocpy.hip._stream_order import FENCE_EVERY

@@ -103,14 +103,16 @@ int lane_hold(Lane *lane, PyObject *stream, PyObject *item)
  * the tuple (a, b); nothing new when the batch's last item already is that pair (the
  * same objects: the repeated copy of a loop), since a held item stays held until a fence
  * recorded after all the work enqueued before that fence (_stream_order.py `_hold_pair`,
- * the one rule). */
+ * the one rule).  Not while a query runs on another thread (lane->querying): a query
+ * that finds the stream complete drops what was held when it began, the item this copy
+ * would rely on included (as hot_launch.c's launch_hold). */
 int lane_hold_pair(Lane *lane, PyObject *stream, PyObject *a, PyObject *b)
 {
     PyObject *u = PyList_GetItem(lane->box, 0);   /* borrowed */
     if (!u)
         return -1;
     Py_ssize_t n = PyList_Size(u);
-    if (n > 0) {
+    if (n > 0 && lane->querying == 0) {
         PyObject *last = PyList_GetItem(u, n - 1);   /* borrowed */
         if (last && PyTuple_CheckExact(last) && PyTuple_Size(last) == 2 &&
             PyTuple_GetItem(last, 0) == a && PyTuple_GetItem(last, 1) == b) {
