@@ -7,6 +7,7 @@ the first spin, a capture)."""
 from __future__ import annotations
 
 import sys
+import textwrap
 import threading
 
 import numpy as np
@@ -130,19 +131,26 @@ def test_a_wait_past_the_first_spin_finishes_in_python(streams, dev, kernel_file
     assert hot._lane.box[0] == []
 
 
-def test_a_failed_wait_raises_its_status_and_keeps_what_was_held(run_script, kernel_file):
+def failing_vadd(run_script, kernel_file, body):
+    """Run ``body`` on the stub after a prelude: ``dev``, ``k`` (vadd, made to fail by
+    the stub's emulation), a buffer ``b`` and a list ``res``; prints what ``body`` does."""
     if rocpy.backend().name != "stub":
         pytest.skip("a failing kernel is the stub's")
-    out = run_script(f"""
+    return run_script(textwrap.dedent(f"""
         import numpy as np, rocpy
         from rocpy import hip, stub
         from rocpy.hip import _methods
         dev = hip.Device(0)
         k = hip.Module.load({kernel_file("vadd")!r}, dev)["vadd"]
         stub.register_kernel("vadd", lambda d: 1)
-        hot, slow = dev.create_stream(), dev.create_stream()
         b = dev.context.alloc(64)
         res = []
+    """) + textwrap.dedent(body), ROCPY_BACKEND="stub")
+
+
+def test_a_failed_wait_raises_its_status_and_keeps_what_was_held(run_script, kernel_file):
+    out = failing_vadd(run_script, kernel_file, """
+        hot, slow = dev.create_stream(), dev.create_stream()
         for s, sync in ((hot, hot.sync), (slow, lambda: _methods.PYTHON["Stream.sync"](slow))):
             k.launch(1, 1, (b, b, b, np.int32(1)), s)
             try:
@@ -150,7 +158,7 @@ def test_a_failed_wait_raises_its_status_and_keeps_what_was_held(run_script, ker
             except rocpy.HipError as e:
                 res.append((type(e).__name__, e.name, len(s._lane.box[0])))
         print(res[0] == res[1], res[0])
-    """, ROCPY_BACKEND="stub")
+    """)
     assert out.split(" ", 1)[0] == "True", out
     assert "hipErrorLaunchFailure" in out and ", 1)" in out, out
 
@@ -230,17 +238,7 @@ def test_an_event_wait_past_the_first_spin_finishes_in_python(streams, dev, kern
 
 
 def test_an_event_after_a_failed_kernel_waits_as_python(run_script, kernel_file):
-    if rocpy.backend().name != "stub":
-        pytest.skip("a failing kernel is the stub's")
-    out = run_script(f"""
-        import numpy as np, rocpy
-        from rocpy import hip, stub
-        from rocpy.hip import _methods
-        dev = hip.Device(0)
-        k = hip.Module.load({kernel_file("vadd")!r}, dev)["vadd"]
-        stub.register_kernel("vadd", lambda d: 1)
-        b = dev.context.alloc(64)
-        res = []
+    out = failing_vadd(run_script, kernel_file, """
         for compiled in (True, False):
             s, ev = dev.create_stream(), dev.create_event()
             k.launch(1, 1, (b, b, b, np.int32(1)), s)
@@ -255,5 +253,6 @@ def test_an_event_after_a_failed_kernel_waits_as_python(run_script, kernel_file)
             except rocpy.HipError as e:
                 res[-1] = (res[-1], e.name)
         print(res[0] == res[1], res[0])
-    """, ROCPY_BACKEND="stub")
+    """)
     assert out.split(" ", 1)[0] == "True", out
+    assert "hipErrorLaunchFailure" in out, out   # the failure is reported, by one of them
