@@ -12,6 +12,8 @@ backend=${1:?usage: hip_ref.sh nvidia|stub [--quick]}; shift
 . benchmarks/c/ref_build.sh
 ref_build hip_ref "$backend"
 if [ "$backend" = nvidia ]; then
+  # its launch loops as a library too: `rocpy bench --compare` times them in-process
+  (ref_build hip_ref_loops nvidia-shared) >&2 || echo "hip_ref.sh: hip_ref_loops not built" >&2
   kernel=$out/empty.cubin
   "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" -cubin -arch=sm_90 -x cu tests/kernels/empty.hip -o "$kernel"
 else

@@ -1,6 +1,6 @@
 # Sourced by hip_ref.sh and peer_ref.sh (from the repository root, under
 # `set -euo pipefail`): `ref_build NAME BACKEND` compiles benchmarks/c/NAME.c
-# for BACKEND into $out and sets $ref_bin to the program.
+# for BACKEND into $out and sets $ref_bin to the program (nvidia-shared: a library).
 #   nvidia  HIP's NVIDIA headers over CUDA 11's runtime (the variables of
 #           .devkit/setup.sh or the README's build section)
 #   stub    the stub's C sources and its generated weak defaults
@@ -15,6 +15,15 @@ ref_build() {
     cuda=${ROCPY_CUDA_RUNTIME:?set ROCPY_CUDA_RUNTIME (the CUDA 11 runtime folder)}
     ref_bin=$out/$name
     ${CC:-gcc} -O2 -w -D__HIP_PLATFORM_NVIDIA__ -D__HIP_PLATFORM_NVCC__ \
+      -include library_types.h -I"$cuda/include" ${ROCPY_CUDA_EXTRA_INCLUDE:+-I"$ROCPY_CUDA_EXTRA_INCLUDE"} \
+      -I"$inc" "benchmarks/c/$name.c" -o "$ref_bin" \
+      -L"$cuda/lib" -l:libcudart.so.11.0 -Wl,-rpath,"$cuda/lib" -lcuda
+    ;;
+  nvidia-shared)   # a library of NAME.c's functions (hip_ref_loops: lib$NAME.so)
+    inc=${ROCPY_ROCM_INCLUDE:-/usr/include}
+    cuda=${ROCPY_CUDA_RUNTIME:?set ROCPY_CUDA_RUNTIME (the CUDA 11 runtime folder)}
+    ref_bin=$out/lib$name.so
+    ${CC:-gcc} -O2 -w -shared -fPIC -D__HIP_PLATFORM_NVIDIA__ -D__HIP_PLATFORM_NVCC__ \
       -include library_types.h -I"$cuda/include" ${ROCPY_CUDA_EXTRA_INCLUDE:+-I"$ROCPY_CUDA_EXTRA_INCLUDE"} \
       -I"$inc" "benchmarks/c/$name.c" -o "$ref_bin" \
       -L"$cuda/lib" -l:libcudart.so.11.0 -Wl,-rpath,"$cuda/lib" -lcuda

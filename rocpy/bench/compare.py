@@ -430,6 +430,65 @@ def stub_hsa_bench_path() -> str | None:
     return c_program("stub_hsa_bench")
 
 
+#: hip_ref.c's launch loops as a library (benchmarks/c/hip_ref_loops.c, nvidia), where
+#: benchmarks/c/hip_ref.sh leaves it
+C_LOOPS = "build/hip-ref/libhip_ref_loops.so"
+
+
+class CLoops:
+    """benchmarks/c/hip_ref_loops.c loaded in this process: ``launch(n)``, ``launch4(n)``
+    (n launches of ``empty`` / the 4-argument ``vadd`` from C) and ``sync()`` of its
+    stream, each raising RuntimeError on a failed call: the "C" variant of the launch
+    cases, timed in the same rounds as the others."""
+
+    def __init__(self, path: str, kernel_file: str) -> None:
+        import ctypes
+        lib = ctypes.CDLL(path)
+        for name in ("ref_open", "ref_launch", "ref_launch4", "ref_sync"):
+            getattr(lib, name).restype = ctypes.c_int
+        self._lib = lib
+        self._check(lib.ref_open(kernel_file.encode()), "ref_open")
+
+    @staticmethod
+    def _check(status: int, call: str) -> None:
+        if status:
+            raise RuntimeError(f"hip_ref_loops {call} failed with status {status}")
+
+    def launch(self, n: int) -> None:
+        self._check(self._lib.ref_launch(n), "ref_launch")
+
+    def launch4(self, n: int) -> None:
+        self._check(self._lib.ref_launch4(n), "ref_launch4")
+
+    def sync(self) -> None:
+        self._check(self._lib.ref_sync(), "ref_sync")
+
+
+def c_loops(env: Any) -> CLoops | None:
+    """The in-process C launch loops for ``env`` (nvidia, ``--compare``, built by
+    ``bash benchmarks/c/hip_ref.sh nvidia``), or None with a note saying why not."""
+    if not env.plan.compare or env.backend != "nvidia":
+        return None
+    if hasattr(env, "_c_loops"):
+        cached: CLoops | None = env._c_loops
+        return cached
+    folder = os.environ.get("ROCPY_BENCH_C")
+    path = os.path.join(folder, os.path.basename(C_LOOPS)) if folder else \
+        os.path.join(_repo_root(), C_LOOPS)
+    loops = None
+    if not os.path.isfile(path):
+        env.note(f"--compare: {C_LOOPS} is not built (bash benchmarks/c/hip_ref.sh nvidia): "
+                 "the launch cases have no in-process C variant")
+    else:
+        try:
+            loops = CLoops(path, env.kernel_file())
+        except Exception as exc:
+            env.note(f"--compare: hip_ref_loops failed, no in-process C variant "
+                     f"({type(exc).__name__}: {exc})")
+    env._c_loops = loops
+    return loops
+
+
 def _run_json(env: Any, name: str, cmd: list[str], out: str | None = None) -> Any:
     """Run a C reference; its JSON (from ``out``, else stdout), or None with a note."""
     try:
@@ -549,5 +608,5 @@ def c_references(env: Any, results: dict[str, Any]) -> list[dict[str, Any]]:
     return refs
 
 
-__all__ = ["C_PROGRAMS", "PEERS", "CuPy", "CudaCore", "HipPython", "Peer", "active", "c_program",
+__all__ = ["C_LOOPS", "C_PROGRAMS", "CLoops", "PEERS", "CuPy", "CudaCore", "HipPython", "Peer", "active", "c_program",
            "c_references", "stub_hsa_bench_path"]

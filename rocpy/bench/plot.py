@@ -19,9 +19,10 @@ SERIES_STYLE = {("H2D", "pinned"): "tab:blue", ("H2D", "pageable"): "tab:cyan",
                 ("D2D", "device"): "tab:green"}
 #: Line style (bandwidth) and box colour (latency) of each variant; others: dashed, grey.
 VARIANT_LINE: dict[str, Any] = {"rocpy": "-", "raw": "--", "CuPy": ":", "cuda.core": "-.",
-                                "hip-python": (0, (5, 1, 1, 1)), "C loop": (0, (1, 1))}
+                                "hip-python": (0, (5, 1, 1, 1)), "C loop": (0, (1, 1)),
+                                "C": (0, (1, 1))}
 VARIANT_COLOR = {"rocpy": "#9ecae1", "raw": "#d9d9d9", "CuPy": "#fdd0a2", "cuda.core": "#c7e9c0",
-                 "hip-python": "#fcbba1", "C loop": "#dadaeb"}
+                 "hip-python": "#fcbba1", "C loop": "#dadaeb", "C": "#dadaeb"}
 
 
 def title_of(data: dict[str, Any]) -> str:

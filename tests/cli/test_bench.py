@@ -453,3 +453,53 @@ def test_latency_box_plot_has_a_legend_of_its_colours():
     from matplotlib.colors import to_rgba
     assert [tuple(h.get_facecolor()) for h in legend.legend_handles] == [
         to_rgba(VARIANT_COLOR.get(n, "#eeeeee")) for n in ("raw", "rocpy")]
+
+
+FAKE_LOOPS = r"""
+static int launched, launched4, synced;
+int ref_open(const char *k) { return k[0] == 'x' ? 400 : 0; }
+int ref_launch(int n) { launched += n; return n < 0 ? 1 : 0; }
+int ref_launch4(int n) { launched4 += n; return 0; }
+int ref_sync(void) { synced++; return 0; }
+int counts(void) { return launched * 10000 + launched4 * 100 + synced; }
+"""
+
+
+def test_the_in_process_c_loops_call_the_library_and_raise_its_status(tmp_path, monkeypatch):
+    """`compare.CLoops` over a library with hip_ref_loops.c's four functions (a fake
+    that counts), and `c_loops`: None off nvidia, a note where the library is missing."""
+    import ctypes
+    import shutil
+    import subprocess
+    from types import SimpleNamespace
+
+    from rocpy.bench import compare
+    cc = shutil.which("gcc") or shutil.which("cc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    src, lib = tmp_path / "fake.c", tmp_path / "libhip_ref_loops.so"
+    src.write_text(FAKE_LOOPS)
+    subprocess.run([cc, "-shared", "-fPIC", str(src), "-o", str(lib)], check=True)
+    loops = compare.CLoops(str(lib), "kernel.cubin")
+    loops.launch(3)
+    loops.launch4(2)
+    loops.sync()
+    assert ctypes.CDLL(str(lib)).counts() == 3 * 10000 + 2 * 100 + 1
+    with pytest.raises(RuntimeError, match="ref_launch failed with status 1"):
+        loops.launch(-1)
+    with pytest.raises(RuntimeError, match="ref_open failed with status 400"):
+        compare.CLoops(str(lib), "x.cubin")
+
+    notes: list[str] = []
+    env = SimpleNamespace(plan=SimpleNamespace(compare=True), backend="stub",
+                          note=notes.append, kernel_file=lambda: "kernel.cubin")
+    assert compare.c_loops(env) is None and notes == []
+    env.backend = "nvidia"
+    monkeypatch.setenv("ROCPY_BENCH_C", str(tmp_path / "empty"))
+    assert compare.c_loops(env) is None
+    assert any("is not built" in n for n in notes)
+    env2 = SimpleNamespace(plan=env.plan, backend="nvidia", note=notes.append,
+                           kernel_file=lambda: "kernel.cubin")
+    monkeypatch.setenv("ROCPY_BENCH_C", str(tmp_path))
+    found = compare.c_loops(env2)
+    assert isinstance(found, compare.CLoops) and compare.c_loops(env2) is found

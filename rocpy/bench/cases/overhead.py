@@ -12,7 +12,9 @@ calls only enqueue (`rocpy.bench.cases.Gate`); on a GPU the work runs, and the
 stream is synchronized after each timed batch, untimed (`Case.settle`), as
 ``benchmarks/c/hip_ref.c`` does: without it the batches of all repetitions
 queue up, and a launch waits for the device's queue (4-argument launches
-measured the GPU's ``vadd`` throughput, 4.5 us, not the enqueue).
+measured the GPU's ``vadd`` throughput, 4.5 us, not the enqueue).  On nvidia with
+``--compare``, the launch cases have a third variant, ``C``: hip_ref.c's loops from
+benchmarks/c/hip_ref_loops.c, timed in the same rounds (`rocpy.bench.compare.c_loops`).
 """
 from __future__ import annotations
 
@@ -49,14 +51,27 @@ def build(env: Env) -> list[Bench]:
     gate = Gate(env)
     before = (lambda: gate.hold(s)) if gate.enabled else None
     after = lambda: gate.release(s)
-    settle = None if gate.enabled else s.sync
+    from ..compare import c_loops
+    loops = c_loops(env)          # nvidia --compare: hip_ref.c's launch loops, in-process
+    settle: Any = None if gate.enabled else s.sync
+    if loops is not None and settle is not None:
+        s_sync, c_sync = s.sync, loops.sync
+
+        def settle_both() -> None:
+            s_sync()
+            c_sync()
+        settle = settle_both
     not_ready = lib.hipErrorNotReady
     benches = []
 
-    def add(name: str, raw: Any, mine: Any, title: str, per: str, **params: Any) -> None:
+    def add(name: str, raw: Any, mine: Any, title: str, per: str, c: Any = None,
+            **params: Any) -> None:
         api, raw_call = title.split(" vs ")
         raw_call = raw_call.split(",")[0]
-        case = Case(name, {"raw": raw, "rocpy": mine}, reference="raw", ops=ops, settle=settle)
+        variants = {"raw": raw, "rocpy": mine}
+        if c is not None:
+            variants["C"] = c
+        case = Case(name, variants, reference="raw", ops=ops, settle=settle)
         benches.append(Bench(case,
                              "overhead", "latency",
                              dict(params, calls=ops, per=per, api=api, raw_call=raw_call),
@@ -84,7 +99,8 @@ def build(env: Env) -> list[Bench]:
         from .dispatch import _raw_launcher
         fn, args = _raw_launcher(k, s)
         add("launch (enqueue)", _checked(fn, ops, *args), _loop(k.launch, ops, 1, 1, (), s),
-            "Kernel.launch(1, 1, (), s) vs hipModuleLaunchKernel, enqueue only", "launch")
+            "Kernel.launch(1, 1, (), s) vs hipModuleLaunchKernel, enqueue only", "launch",
+            c=None if loops is None else (lambda: loops.launch(ops)))
         from .dispatch import four_args
         k4, args4 = four_args(env)
         packed = k4._packed(args4, 1, 1, 0)     # (kbuf, size_p, extra): kept by the raw loop
@@ -92,7 +108,8 @@ def build(env: Env) -> list[Bench]:
             _checked(fn, ops, k4.handle, 1, 1, 1, 1, 1, 1, 0, sh, ffi.NULL, packed[2], keep=packed),
             _loop(k4.launch, ops, 1, 1, args4, s),
             "Kernel.launch(1, 1, (a, b, c, np.int32(1)), s) vs hipModuleLaunchKernel "
-            "(a buffer packed once), enqueue only", "launch")
+            "(a buffer packed once), enqueue only", "launch",
+            c=None if loops is None else (lambda: loops.launch4(ops)))
     nbytes = 4096
     src = env.keep(dev.context.alloc(nbytes))
     dst = env.keep(dev.context.alloc(nbytes))

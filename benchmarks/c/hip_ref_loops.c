@@ -1,0 +1,72 @@
+/* hip_ref.c's launch loops as a shared library, so that `rocpy bench --compare` times
+ * them as one more variant ("C") of its launch cases, interleaved with rocpy, raw cffi
+ * and the peers in the same process and rounds.  hip_ref, a separate program run once
+ * after the bench, gave C's empty-launch enqueue 0.2 us to 1.2 us below raw cffi's in
+ * three H200 runs of one day (2026-12-03): what the host did at each moment, not what
+ * the binding costs.  Loaded by rocpy/bench/compare.py `c_loops`; built by
+ * benchmarks/c/hip_ref.sh (nvidia).
+ *
+ *   int ref_open(const char *kernel_file)  load `empty` and `vadd`, make the stream
+ *   int ref_launch(int n)                  n launches of `empty`, as Kernel.launch(1, 1, ())
+ *   int ref_launch4(int n)                 n launches of `vadd` (3 buffers + int, packed
+ *                                          once into one `extra` buffer, as rocpy packs it)
+ *   int ref_sync(void)                     hipStreamSynchronize of that stream
+ * Each returns the first failing call's hipError_t, or 0.  The caller times the calls;
+ * a loop's own overhead is one ctypes call per n launches.
+ */
+#include <stddef.h>
+
+#include <hip/hip_runtime_api.h>
+
+static hipModule_t module;
+static hipFunction_t empty, vadd;
+static hipStream_t stream;
+static void *bufs[3];
+static struct { void *a, *b, *c; int n; } args;
+static size_t args_size = 28;   /* 3 pointers and an int, no tail padding */
+static void *extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, &args, HIP_LAUNCH_PARAM_BUFFER_SIZE,
+                        &args_size, HIP_LAUNCH_PARAM_END};
+
+int ref_open(const char *kernel_file)
+{
+    hipError_t e;
+    if ((e = hipSetDevice(0)) || (e = hipFree(NULL)) ||
+        (e = hipModuleLoad(&module, kernel_file)) ||
+        (e = hipModuleGetFunction(&empty, module, "empty")) ||
+        (e = hipModuleGetFunction(&vadd, module, "vadd")) ||
+        (e = hipStreamCreateWithFlags(&stream, hipStreamNonBlocking)))
+        return (int)e;
+    for (int i = 0; i < 3; i++)
+        if ((e = hipMalloc(&bufs[i], 4)))
+            return (int)e;
+    args.a = bufs[0];
+    args.b = bufs[1];
+    args.c = bufs[2];
+    args.n = 1;
+    return 0;
+}
+
+int ref_launch(int n)
+{
+    for (int i = 0; i < n; i++) {
+        hipError_t e = hipModuleLaunchKernel(empty, 1, 1, 1, 1, 1, 1, 0, stream, NULL, NULL);
+        if (e)
+            return (int)e;
+    }
+    return 0;
+}
+
+int ref_launch4(int n)
+{
+    for (int i = 0; i < n; i++) {
+        hipError_t e = hipModuleLaunchKernel(vadd, 1, 1, 1, 1, 1, 1, 0, stream, NULL, extra);
+        if (e)
+            return (int)e;
+    }
+    return 0;
+}
+
+int ref_sync(void)
+{
+    return (int)hipStreamSynchronize(stream);
+}
