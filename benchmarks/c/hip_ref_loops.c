@@ -7,10 +7,28 @@
  * benchmarks/c/hip_ref.sh (nvidia).
  *
  *   int ref_open(const char *kernel_file)  load `empty` and `vadd`, make the stream
- *   int ref_launch(int n)                  n launches of `empty`, as Kernel.launch(1, 1, ())
- *   int ref_launch4(int n)                 n launches of `vadd` (3 buffers + int, packed
- *                                          once into one `extra` buffer, as rocpy packs it)
- *   int ref_sync(void)                     hipStreamSynchronize of that stream
+ *   static int launches(hipFunction_t f, void **kernel_extra, int n)
+{
+    for (int i = 0; i < n; i++) {
+        hipError_t e = hipModuleLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, stream, NULL,
+                                             kernel_extra);
+        if (e)
+            return (int)e;
+    }
+    return 0;
+}
+
+int ref_launch(int n)
+{
+    return launches(empty, NULL, n);
+}
+
+int ref_launch4(int n)
+{
+    return launches(vadd, extra, n);
+}
+
+int ref_sync(void)                     hipStreamSynchronize of that stream
  * Each returns the first failing call's hipError_t, or 0.  The caller times the calls;
  * a loop's own overhead is one ctypes call per n launches.
  */

@@ -285,7 +285,7 @@ def _copy(dst: int, src: int, n: int, stream: Any, buf: Any, other: Any, kind: i
         w = buf._last = s._weak
         if type(other) in _BUFFER_TYPES:
             other._last = w
-        s._hold_pair(buf, other)
+        s._hold_once(buf, other)
         return
     lib = api().lib
     index = buf._dev_index

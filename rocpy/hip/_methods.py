@@ -68,20 +68,19 @@ def _install(hot: Any) -> None:
                                         not_ready, _OrderedHandle.__dict__["_pending"],
                                         PendingList.__dict__["_entries"], Stream))
     from . import _wait
+    from .device import Device
+    # the two waits: rocpy_wait's first spin in C, with the same view of _wait's state
+    wait, wait_state = _address("rocpy_wait"), (_wait.captures, _wait._abandoned,
+                                                _wait.SPIN_NS, _wait.SLICE_NS)
     PYTHON["Stream.sync"] = Stream.__dict__["sync"]
     setattr(Stream, "sync", hot.method(
-        9, int(api().ffi.cast("uintptr_t", api().ffi.addressof(api().lib, "rocpy_wait"))),
-        PYTHON["Stream.sync"], not_ready,
+        9, wait, PYTHON["Stream.sync"], not_ready,
         (_OrderedHandle.__dict__["_pending"], PendingList.__dict__["_entries"],
-         Stream.__dict__["_cb_seen"], Stream.__dict__["_more_errors"]),
-        (_wait.captures, _wait._abandoned, _wait.SPIN_NS, _wait.SLICE_NS), Stream))
-    from .device import Device
+         Stream.__dict__["_cb_seen"], Stream.__dict__["_more_errors"]), wait_state, Stream))
     PYTHON["Event.sync"] = Event.__dict__["sync"]
     setattr(Event, "sync", hot.method(
-        10, int(api().ffi.cast("uintptr_t", api().ffi.addressof(api().lib, "rocpy_wait"))),
-        PYTHON["Event.sync"], not_ready,
-        (addr, Event.__dict__["_dev"], Device.__dict__["_index"]),
-        (_wait.captures, _wait._abandoned, _wait.SPIN_NS, _wait.SLICE_NS), Event))
+        10, wait, PYTHON["Event.sync"], not_ready,
+        (addr, Event.__dict__["_dev"], Device.__dict__["_index"]), wait_state, Event))
     _copy.bind_copy_async()               # registers the types the compiled copy takes
     buffer = memory.Buffer
     memcpy = _address("hipMemcpyAsync")

@@ -75,6 +75,10 @@ def _destroy_stream(native: StreamNative) -> None:
         raise hip_error(st, "hipStreamDestroy")
 
 
+#: `_OrderedHandle._hold_once` without a second object: the first is held alone
+_ALONE: Any = object()
+
+
 class _OrderedHandle(Handle):
     """The stream-ordered keep-alive half of `Stream`: its `rocpy._keepalive.Timeline`
     (see the module docstring).
@@ -109,20 +113,23 @@ class _OrderedHandle(Handle):
         if len(u) >= lane.limit:
             self._fence()
 
-    def _hold_pair(self, a: Any, b: Any) -> None:
-        """`_hold` of ``(a, b)``; nothing new when the unfenced batch's last item is
-        already that pair (the same objects), which stays held until a fence recorded
-        after this work too (the compiled ``lane_hold_pair``, hot_lane.c: the one rule).
-        Not while a query runs (``lane.querying``): one that finds the stream complete
-        drops what was held when it began, this pair included."""
+    def _hold_once(self, a: Any, b: Any = _ALONE) -> None:
+        """`_hold` of ``a`` (or of the pair ``(a, b)``); nothing new when the unfenced
+        batch's last item already is that (the same objects: the repeated copy or launch
+        of a loop), which stays held until a fence recorded after this work too.  Not
+        while a query runs (``lane.querying``): one that finds the stream complete drops
+        what was held when it began, that item included.  The one rule for copies
+        (`_copy`) and launches (`Kernel._hold_launch`); the compiled twin is
+        ``lane_hold_once`` in rocpy/_native/hot/hot_lane.c."""
         lane = self._lane
         u = lane.box[0]
         if u and not lane.querying:
             last = u[-1]
-            if type(last) is tuple and len(last) == 2 and last[0] is a and last[1] is b:
+            if (last is a) if b is _ALONE else (type(last) is tuple and len(last) == 2
+                                                and last[0] is a and last[1] is b):
                 _mark(lane.dev)
                 return
-        self._hold((a, b))
+        self._hold(a if b is _ALONE else (a, b))
 
     def _keep_alive(self, *objs: Any) -> None:
         """The `rocpy._keepalive.Timeline` contract: keep ``objs`` until the enqueued

@@ -560,17 +560,11 @@ class Kernel(Handle):
         with ``args`` where there are any.  Not again where the stream's unfenced batch
         ends with the same objects and no query of it is in progress (the device is
         still marked): one reference keeps alive what two would, and what releases that
-        item covers this launch too.  The compiled twin, with the reasons, is
-        ``launch_hold`` in rocpy/_native/hot/hot_launch.c."""
-        lane = s._lane
-        u = lane.box[0]
-        if u and not lane.querying:
-            last = u[-1]
-            if (last is self) if not args else (type(last) is tuple and len(last) == 2
-                                                and last[0] is self and last[1] is args):
-                _mark(lane.dev)
-                return
-        s._hold((self, args) if args else self)
+        item covers this launch too (`_OrderedHandle._hold_once`, the one rule)."""
+        if args:
+            s._hold_once(self, args)
+        else:
+            s._hold_once(self)
 
     def _new_buffer(self) -> tuple[Any, Any, Any, Any]:
         """A kernarg buffer: (view to pack into, ``extra`` for the launch, then the

@@ -1,5 +1,5 @@
 """What a kernel launch holds until it completes (`Kernel._hold_launch` and its compiled
-twin ``launch_hold`` in rocpy/_native/hot/hot_launch.c): the kernel, with the arguments
+twin ``lane_hold_once`` in rocpy/_native/hot/hot_lane.c): the kernel, with the arguments
 where there are any, not again where the stream's unfenced batch ends with the same
 objects, unless a query of the stream is in progress.  Every test runs on both paths and
 expects the same."""

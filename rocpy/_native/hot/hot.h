@@ -85,7 +85,7 @@ extern PyTypeObject *LaneType;
 extern PyType_Spec lane_spec;
 int lane_ready(Lane *lane, int dev_index);
 int lane_hold(Lane *lane, PyObject *stream, PyObject *item);
-int lane_hold_pair(Lane *lane, PyObject *stream, PyObject *a, PyObject *b);
+int lane_hold_once(Lane *lane, PyObject *stream, PyObject *a, PyObject *b);   /* b: NULL */
 
 /* hot_launch.c: kernel launches */
 extern PyTypeObject *LauncherType;

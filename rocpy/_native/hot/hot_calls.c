@@ -331,7 +331,7 @@ static void ends_release(CopyEnds *e)
  * host_range) of the same nonzero size, on a Stream whose lane is ready: hipMemcpyAsync
  * with the explicit kind where both sides are known (memcpy_kind), the rocpy buffers
  * remember the stream, the lane holds (buf, other) or (buf, what holds the host memory)
- * (lane_hold_pair), as _copy.py `_copy` does.
+ * (lane_hold_once), as _copy.py `_copy` does.
  * False: not that case, nothing done (the Python path handles it, and every error). */
 PyObject *copy_async(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -397,7 +397,7 @@ int copy_async_core(void *fn, PyObject *buf, PyObject *other, int to_other, PyOb
     if (r == 0 && e.other_buffer)
         r = member_write(&mem_last, other, w);
     Py_DECREF(w);
-    if (r < 0 || lane_hold_pair(lane, stream, buf, keep) < 0)
+    if (r < 0 || lane_hold_once(lane, stream, buf, keep) < 0)
         goto done;
     result = 1;
     goto done;

@@ -99,14 +99,15 @@ int lane_hold(Lane *lane, PyObject *stream, PyObject *item)
 }
 
 
-/* Hold the pair (a, b) until the work enqueued so far completes, as lane_hold does with
- * the tuple (a, b); nothing new when the batch's last item already is that pair (the
- * same objects: the repeated copy of a loop), since a held item stays held until a fence
- * recorded after all the work enqueued before that fence (_stream_order.py `_hold_pair`,
- * the one rule).  Not while a query runs on another thread (lane->querying): a query
- * that finds the stream complete drops what was held when it began, the item this copy
- * would rely on included (as hot_launch.c's launch_hold). */
-int lane_hold_pair(Lane *lane, PyObject *stream, PyObject *a, PyObject *b)
+/* Hold `a` (b NULL) or the pair (a, b) until the work enqueued so far completes, as
+ * lane_hold does; nothing new when the unfenced batch's last item already is that (the
+ * same objects: the repeated copy or launch of a loop), since a held item stays held
+ * until a fence recorded after all the work enqueued before that fence; the device is
+ * still marked (hot_idle.c).  Not while a query runs on another thread
+ * (lane->querying): a query that finds the stream complete drops what was held when it
+ * began, the item this work would rely on included (Stream.query).  The one rule for
+ * copies and launches (_stream_order.py `_hold_once` is the Python twin). */
+int lane_hold_once(Lane *lane, PyObject *stream, PyObject *a, PyObject *b)
 {
     PyObject *u = PyList_GetItem(lane->box, 0);   /* borrowed */
     if (!u)
@@ -114,14 +115,17 @@ int lane_hold_pair(Lane *lane, PyObject *stream, PyObject *a, PyObject *b)
     Py_ssize_t n = PyList_Size(u);
     if (n > 0 && lane->querying == 0) {
         PyObject *last = PyList_GetItem(u, n - 1);   /* borrowed */
-        if (last && PyTuple_CheckExact(last) && PyTuple_Size(last) == 2 &&
-            PyTuple_GetItem(last, 0) == a && PyTuple_GetItem(last, 1) == b) {
+        if (!b ? last == a
+               : last && PyTuple_CheckExact(last) && PyTuple_Size(last) == 2 &&
+                 PyTuple_GetItem(last, 0) == a && PyTuple_GetItem(last, 1) == b) {
             idle_mark(lane->dev);
             return 0;
         }
     }
-    PyObject *item = PyTuple_Pack(2, a, b);
+    PyObject *item = b ? PyTuple_Pack(2, a, b) : a;
     if (!item)
         return -1;
+    if (!b)
+        Py_INCREF(item);
     return lane_hold(lane, stream, item);
 }

@@ -223,38 +223,6 @@ static int configure(Launcher *self, PyObject *kernel, PyObject *grid, PyObject 
     return 0;
 }
 
-/* What a launch holds until it completes: the kernel (its module), with the arguments
- * where there are any (Kernel._hold_launch is the Python twin: the same rule).  Not held
- * again where the unfenced batch's last item is the same objects (a loop launching one
- * kernel with one argument sequence): one reference keeps alive what two would, and what
- * releases that item (a fence recorded from now on, a wait that completes) covers this
- * launch too; the device is still marked (hot_idle.c).  Not while a query runs on another
- * thread (lane->querying): a query that finds the stream complete drops what was held
- * when it began, the item this launch would rely on included (Stream.query). */
-static int launch_hold(Lane *lane, PyObject *stream, PyObject *kernel, PyObject *kargs,
-                       Py_ssize_t n)
-{
-    PyObject *u = PyList_GetItem(lane->box, 0);   /* borrowed */
-    if (!u)
-        return -1;
-    Py_ssize_t len = PyList_Size(u);
-    if (len > 0 && lane->querying == 0) {
-        PyObject *last = PyList_GetItem(u, len - 1);
-        if (n == 0 ? last == kernel
-                   : PyTuple_CheckExact(last) && PyTuple_Size(last) == 2 &&
-                     PyTuple_GetItem(last, 0) == kernel && PyTuple_GetItem(last, 1) == kargs) {
-            idle_mark(lane->dev);
-            return 0;
-        }
-    }
-    PyObject *item = n == 0 ? kernel : PyTuple_Pack(2, kernel, kargs);
-    if (!item)
-        return -1;
-    if (n == 0)
-        Py_INCREF(item);
-    return lane_hold(lane, stream, item);
-}
-
 #define STACK_KERNARGS 4096
 
 static PyObject *slow_launch(Launcher *self, PyObject *const *args)
@@ -366,7 +334,7 @@ PyObject *launcher_launch(Launcher *self, PyObject *const *args, Py_ssize_t narg
         raise_status(st, "hipModuleLaunchKernel");
         goto done;
     }
-    if (launch_hold(lane, stream, kernel, kargs, n) < 0)
+    if (lane_hold_once(lane, stream, kernel, n ? kargs : NULL) < 0)
         goto done;
     Py_INCREF(Py_None);
     result = Py_None;

@@ -204,7 +204,7 @@ static PyObject *stream_query(PyObject *self, PyObject *const *args, Py_ssize_t 
     Py_ssize_t n = PyList_Size(held);
     void *sh = (void *)(uintptr_t)lane->addr;
     int st;
-    lane->querying++;     /* meanwhile launches hold again what they use (launch_hold) */
+    lane->querying++;     /* meanwhile launches and copies hold again what they use (lane_hold_once) */
     Py_BEGIN_ALLOW_THREADS
     st = ((fn_p)state[STREAM_QUERY].fn)(sh);
     Py_END_ALLOW_THREADS
