@@ -195,7 +195,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
         print(f"rocpy bench: error: {exc}", file=sys.stderr)
         return 1
     from ..bench import cases as bench_cases
-    from ..bench.compare import c_references
+    from ..bench.c_reference import c_references
     plan = make_plan(args, info.is_stub)
     p = Printer(sys.stderr if to_stdout else out, plain=args.plain)
     started = time.perf_counter()

@@ -10,7 +10,7 @@ import types
 import pytest
 
 from rocpy._cli import bench as bench_cli
-from rocpy.bench import compare
+from rocpy.bench import c_reference, compare
 from rocpy.bench.progress import ProgressDisplay
 from rocpy.bench.cases import FAMILIES
 
@@ -267,8 +267,8 @@ def test_compare_survives_a_broken_peer(cli, tmp_path, monkeypatch):
 @needs_compiler
 def test_compare_runs_the_c_references_where_built(cli, tmp_path, monkeypatch):
     import os
-    built = {name: os.path.join(compare._repo_root(), where)
-             for name, (backend, where, _) in compare.C_PROGRAMS.items() if backend == "stub"}
+    built = {name: os.path.join(c_reference._repo_root(), where)
+             for name, (backend, where, _) in c_reference.C_PROGRAMS.items() if backend == "stub"}
     built = {n: p for n, p in built.items() if os.access(p, os.X_OK)}
     if not built:
         pytest.skip("no C reference is built (make -C benchmarks/c; "
@@ -466,21 +466,21 @@ int counts(void) { return launched * 10000 + launched4 * 100 + synced; }
 
 
 def test_the_in_process_c_loops_call_the_library_and_raise_its_status(tmp_path, monkeypatch):
-    """`compare.CLoops` over a library with hip_ref_loops.c's four functions (a fake
+    """`c_reference.CLoops` over a library with hip_ref_loops.c's four functions (a fake
     that counts), and `c_loops`: None off nvidia, a note where the library is missing."""
     import ctypes
     import shutil
     import subprocess
     from types import SimpleNamespace
 
-    from rocpy.bench import compare
+    from rocpy.bench import c_reference, compare
     cc = shutil.which("gcc") or shutil.which("cc")
     if cc is None:
         pytest.skip("no C compiler")
     src, lib = tmp_path / "fake.c", tmp_path / "libhip_ref_loops.so"
     src.write_text(FAKE_LOOPS)
     subprocess.run([cc, "-shared", "-fPIC", str(src), "-o", str(lib)], check=True)
-    loops = compare.CLoops(str(lib), "kernel.cubin")
+    loops = c_reference.CLoops(str(lib), "kernel.cubin")
     loops.launch(3)
     loops.launch4(2)
     loops.sync()
@@ -488,18 +488,18 @@ def test_the_in_process_c_loops_call_the_library_and_raise_its_status(tmp_path, 
     with pytest.raises(RuntimeError, match="ref_launch failed with status 1"):
         loops.launch(-1)
     with pytest.raises(RuntimeError, match="ref_open failed with status 400"):
-        compare.CLoops(str(lib), "x.cubin")
+        c_reference.CLoops(str(lib), "x.cubin")
 
     notes: list[str] = []
     env = SimpleNamespace(plan=SimpleNamespace(compare=True), backend="stub",
                           note=notes.append, kernel_file=lambda: "kernel.cubin")
-    assert compare.c_loops(env) is None and notes == []
+    assert c_reference.c_loops(env) is None and notes == []
     env.backend = "nvidia"
     monkeypatch.setenv("ROCPY_BENCH_C", str(tmp_path / "empty"))
-    assert compare.c_loops(env) is None
+    assert c_reference.c_loops(env) is None
     assert any("is not built" in n for n in notes)
     env2 = SimpleNamespace(plan=env.plan, backend="nvidia", note=notes.append,
                            kernel_file=lambda: "kernel.cubin")
     monkeypatch.setenv("ROCPY_BENCH_C", str(tmp_path))
-    found = compare.c_loops(env2)
-    assert isinstance(found, compare.CLoops) and compare.c_loops(env2) is found
+    found = c_reference.c_loops(env2)
+    assert isinstance(found, c_reference.CLoops) and c_reference.c_loops(env2) is found

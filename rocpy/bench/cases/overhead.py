@@ -14,7 +14,7 @@ stream is synchronized after each timed batch, untimed (`Case.settle`), as
 queue up, and a launch waits for the device's queue (4-argument launches
 measured the GPU's ``vadd`` throughput, 4.5 us, not the enqueue).  On nvidia with
 ``--compare``, the launch cases have a third variant, ``C``: hip_ref.c's loops from
-benchmarks/c/hip_ref_loops.c, timed in the same rounds (`rocpy.bench.compare.c_loops`).
+benchmarks/c/hip_ref_loops.c, timed in the same rounds (`rocpy.bench.c_reference.c_loops`).
 """
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def build(env: Env) -> list[Bench]:
     gate = Gate(env)
     before = (lambda: gate.hold(s)) if gate.enabled else None
     after = lambda: gate.release(s)
-    from ..compare import c_loops
+    from ..c_reference import c_loops
     loops = c_loops(env)          # nvidia --compare: hip_ref.c's launch loops, in-process
     settle: Any = None if gate.enabled else s.sync
     if loops is not None and settle is not None:
