@@ -21,7 +21,9 @@
 # without the wait's long spin, against raw) and the host's NUMA layout (pageable copies
 # are a CPU copy into the runtime's staging buffers: where the pages and the thread are
 # moves them by 30 % between processes of one run, 2026-12-02 session 4; the H200 host
-# has one NUMA node, CPUs 0-15, so NUMA placement is not the cause).
+# has one NUMA node, CPUs 0-15, so NUMA placement is not the cause).  build.log ends with
+# benchmarks/c/cuda_runtimes.c's small copies through each CUDA library on the machine
+# (CUDA 11's runtime under rocpy, CuPy's runtime, the driver cuda.core calls).
 set -uo pipefail
 out=${1:?usage: h200.sh OUTDIR [pytest args]}; shift || true
 mkdir -p "$out"
@@ -61,6 +63,20 @@ python3 benchmarks/table.py "$out/bench.json" "$out/bench-python.json" \
   "$out/hip_overhead-stub.json" > "$out/table.txt" \
   2>> "$out/build.log"
 timeout 60 python3 benchmarks/device/wait_experiment.py >> "$out/build.log" 2>&1
+# small copies through each CUDA library on this machine, the same C loop: the floor each
+# caller's library sets (rocpy: CUDA 11's runtime; CuPy: its own; cuda.core: the driver)
+{ echo "== small copies by CUDA library (benchmarks/c/cuda_runtimes.c), us per copy"
+  mkdir -p build; gcc -O2 -o build/cuda_runtimes benchmarks/c/cuda_runtimes.c -ldl
+  cupy_rt=$(python3 -c "import cupy; cupy.cuda.runtime.getDeviceCount(); cupy.zeros(1)
+print(next(l.split()[-1] for l in open('/proc/self/maps') if 'libcudart.so' in l))" 2>/dev/null)
+  libs=$(for lib in "$ROCPY_CUDA_RUNTIME/lib/libcudart.so.11.0" $cupy_rt \
+           /usr/local/cuda/lib64/libcudart.so.[0-9]*; do
+           [ -e "$lib" ] && readlink -f "$lib"; done | sort -u)
+  for round in 1 2; do
+    for lib in $libs; do echo "# $lib"; timeout 60 build/cuda_runtimes "$lib"; done
+    timeout 60 build/cuda_runtimes libcuda.so.1 --driver
+  done
+} >> "$out/build.log" 2>&1
 grep -E "^== |passed|failed|FAILED|ERROR" "$out/tests.log" >> "$out/build.log"
 timeout 60 python3 -m rocpy info --json > "$out/info.json" 2>>"$out/build.log"
 grep -E "^== |passed|failed" "$out/tests.log" | tail -6
