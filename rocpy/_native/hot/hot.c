@@ -104,6 +104,8 @@ int member_bind(Member *m, PyObject *descr)
                                          "descriptor");
         return -1;
     }
+    for (int i = 0; i < 4; i++)
+        Py_CLEAR(m->kin[i]);
     m->offset = slot_offset(descr, owner, name);
     PyUnicode_InternInPlace(&name);
     HOT_XSETREF(m->owner, (PyTypeObject *)owner);   /* the references are kept */
@@ -118,9 +120,27 @@ int member_bind(Member *m, PyObject *descr)
 /* A new reference to obj's slot (an AttributeError where it is unset, as the descriptor
  * raises): directly where member_bind found its offset, else through the descriptor; an
  * object not of the owner class (or before registration) by name. */
-PyObject *member_read(Member *m, PyObject *obj)
+/* Remember obj's class, of the owner's family, for member_direct (while there is room). */
+static void member_kin(Member *m, PyObject *obj)
+{
+    PyTypeObject *t = Py_TYPE(obj);
+    if (!m->offset || t == m->owner)
+        return;
+    for (int i = 0; i < 4; i++) {
+        if (m->kin[i] == t)
+            return;
+        if (!m->kin[i]) {
+            Py_INCREF((PyObject *)t);
+            m->kin[i] = t;
+            return;
+        }
+    }
+}
+
+PyObject *member_read_any(Member *m, PyObject *obj)
 {
     if (m->owner && PyObject_TypeCheck(obj, m->owner)) {
+        member_kin(m, obj);
         if (m->offset) {
             PyObject *v = *(PyObject **)((char *)obj + m->offset);
             if (v) {
@@ -133,9 +153,10 @@ PyObject *member_read(Member *m, PyObject *obj)
     return PyObject_GetAttr(obj, m->name);
 }
 
-int member_write(Member *m, PyObject *obj, PyObject *value)
+int member_write_any(Member *m, PyObject *obj, PyObject *value)
 {
     if (m->owner && PyObject_TypeCheck(obj, m->owner)) {
+        member_kin(m, obj);
         if (m->offset && value) {
             PyObject **slot = (PyObject **)((char *)obj + m->offset);
             PyObject *old = *slot;

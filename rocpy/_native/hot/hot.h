@@ -46,11 +46,51 @@ typedef struct {
     PyTypeObject *owner;      /* the descriptor's __objclass__ */
     PyObject *name;
     Py_ssize_t offset;        /* 0: no direct access */
+    /* subclasses of owner whose objects were read here (strong references): checked by
+     * identity inline, where PyObject_TypeCheck walks the MRO.  A type's MRO can change
+     * (__bases__ assignment) only to a layout-compatible one, so the slot stays a
+     * PyObject pointer at offset. */
+    PyTypeObject *kin[4];
 } Member;
 extern Member mem_h, mem_lane, mem_nbytes, mem_last, mem_weak, mem_pending, mem_dev_index;
 int member_bind(Member *m, PyObject *descr);
-PyObject *member_read(Member *m, PyObject *obj);
-int member_write(Member *m, PyObject *obj, PyObject *value);
+PyObject *member_read_any(Member *m, PyObject *obj);
+int member_write_any(Member *m, PyObject *obj, PyObject *value);
+
+/* The common case inline (every hot call reads several slots): an object of the owner
+ * class or of a subclass already seen, read or written at the bound offset; any other
+ * case, member_*_any. */
+static inline int member_direct(const Member *m, PyTypeObject *t)
+{
+    return m->offset && (t == m->owner || t == m->kin[0] || t == m->kin[1] ||
+                         t == m->kin[2] || t == m->kin[3]);
+}
+
+static inline PyObject *member_read(Member *m, PyObject *obj)
+{
+    if (member_direct(m, Py_TYPE(obj))) {
+        PyObject *v = *(PyObject **)((char *)obj + m->offset);
+        if (v) {
+            Py_INCREF(v);
+            return v;
+        }
+    }
+    return member_read_any(m, obj);
+}
+
+static inline int member_write(Member *m, PyObject *obj, PyObject *value)
+{
+    if (value && member_direct(m, Py_TYPE(obj))) {
+        PyObject **slot = (PyObject **)((char *)obj + m->offset), *old = *slot;
+        if (old != value) {      /* a loop's copies write the same stream each time */
+            Py_INCREF(value);
+            *slot = value;
+            Py_XDECREF(old);
+        }
+        return 0;
+    }
+    return member_write_any(m, obj, value);
+}
 PyObject *raise_status(int st, const char *call);
 int as_ptr(PyObject *o, void **out);
 

@@ -69,7 +69,7 @@ int lane_ready(Lane *lane, int dev_index)
     PyObject *pending = member_read(&mem_pending, lane->errors);
     if (!pending)
         return -1;
-    Py_ssize_t n = PyObject_Length(pending);
+    Py_ssize_t n = PyList_CheckExact(pending) ? PyList_Size(pending) : PyObject_Length(pending);
     Py_DECREF(pending);
     if (n < 0)
         return -1;
