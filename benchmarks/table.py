@@ -7,6 +7,8 @@ issue 21's goals checked against them.
 
     python benchmarks/table.py BENCH.json [BENCH-PYTHON.json [STUB-OVERHEAD.json]] > table.txt
 
+Each file may be gzip-compressed (``.json.gz``), as committed runs are.
+
 Latency cases: copies up to 64 KiB, the 64 B hipMemcpy, launches (enqueue and
 + sync), event record/query, stream query.  Goals: rocpy at or below every peer
 and raw there; empty launch enqueue within 0.3 us of C, 4-argument within
@@ -16,6 +18,7 @@ Pythonic call within 1.15x of the raw call.
 """
 from __future__ import annotations
 
+import gzip
 import json
 import sys
 
@@ -24,7 +27,9 @@ LATENCY_MAX = 64 << 10
 
 
 def _medians(path: str) -> dict[str, dict[str, float]]:
-    with open(path) as f:
+    # committed runs are stored gzip-compressed (benchmarks/results/*.json.gz)
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
         d = json.load(f)
     return {c["name"]: {k: v["median"] for k, v in c["variants"].items()}
             for c in d["cases"]}, d
