@@ -30,6 +30,13 @@ hipError_t hip_drv_memcpy_node_op(const HIP_MEMCPY3D *c, hip_op_t **out) {
     return hip_memcpy3d_op(&p, out);
 }
 
+/* HIP_MEMSET_NODE_PARAMS (6.x) and hipMemsetParams (7.x) have the same
+ * fields; hipamd copies them one by one */
+#define MEMSET_PARAMS(m) \
+    ((hipMemsetParams){.dst = (void *)(m)->dst, .elementSize = (m)->elementSize, \
+                       .height = (m)->height, .pitch = (m)->pitch, .value = (m)->value, \
+                       .width = (m)->width})
+
 #ifdef ROCPY_HAVE_hipDrvGraphAddMemcpyNode
 static hipError_t drv_validate(const HIP_MEMCPY3D *c) {
     if (empty_extent(c)) return hipSuccess;
@@ -37,13 +44,6 @@ static hipError_t drv_validate(const HIP_MEMCPY3D *c) {
     HIP_RETURN_ONFAIL(hip_drv_memcpy3d_parms(c, &p));
     return hip_memcpy_node_check(&p);
 }
-
-/* HIP_MEMSET_NODE_PARAMS (6.x) and hipMemsetParams (7.x) have the same
- * fields; hipamd copies them one by one */
-#define MEMSET_PARAMS(m) \
-    ((hipMemsetParams){.dst = (void *)(m)->dst, .elementSize = (m)->elementSize, \
-                       .height = (m)->height, .pitch = (m)->pitch, .value = (m)->value, \
-                       .width = (m)->width})
 
 hipError_t hipDrvGraphAddMemcpyNode(hipGraphNode_t *phGraphNode, hipGraph_t hGraph,
                                     const hipGraphNode_t *dependencies, size_t numDependencies,
@@ -61,6 +61,8 @@ hipError_t hipDrvGraphAddMemcpyNode(hipGraphNode_t *phGraphNode, hipGraph_t hGra
     HIP_RETURN(hip_graph_add_node(hGraph, dependencies, numDependencies, n, phGraphNode));
 }
 
+/* HIP 6.0 declares the driver memcpy node but not the memset one */
+#ifdef ROCPY_HAVE_hipDrvGraphAddMemsetNode
 hipError_t hipDrvGraphAddMemsetNode(hipGraphNode_t *phGraphNode, hipGraph_t hGraph,
                                     const hipGraphNode_t *dependencies, size_t numDependencies,
                                     ROCPY_ARG_hipDrvGraphAddMemsetNode__memsetParams memsetParams,
@@ -72,6 +74,7 @@ hipError_t hipDrvGraphAddMemsetNode(hipGraphNode_t *phGraphNode, hipGraph_t hGra
     hipMemsetParams p = MEMSET_PARAMS(memsetParams);
     HIP_RETURN(hip_make_memset_node(hGraph, dependencies, numDependencies, &p, phGraphNode));
 }
+#endif
 #endif
 
 #ifdef ROCPY_HAVE_hipDrvGraphMemcpyNodeGetParams
@@ -123,6 +126,7 @@ hipError_t hipDrvGraphExecMemcpyNodeSetParams(hipGraphExec_t hGraphExec, hipGrap
     HIP_RETURN(hipSuccess);
 }
 
+#ifdef ROCPY_HAVE_hipDrvGraphExecMemsetNodeSetParams
 /* hipamd: the checks of hipGraphExecMemsetNodeSetParams after converting,
  * a failed validation always hipErrorInvalidValue */
 hipError_t hipDrvGraphExecMemsetNodeSetParams(
@@ -136,4 +140,5 @@ hipError_t hipDrvGraphExecMemsetNodeSetParams(
     if (hip_memset_node_check(&p) != hipSuccess) HIP_RETURN(hipErrorInvalidValue);
     return hipGraphExecMemsetNodeSetParams(hGraphExec, hNode, &p);
 }
+#endif
 #endif
