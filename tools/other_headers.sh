@@ -7,6 +7,9 @@
 #       the .debs downloaded with apt from trixie (a private sources list, lists
 #       and cache under the work folder; /etc/apt is only read, for the mirror)
 #       and unpacked; only their headers are used
+#   tools/other_headers.sh debian-sid [pytest args...]
+#       the same from Debian unstable (HIP and HSA 6.4.3 in December 2026: the
+#       newest ROCm a package registry holds; it moves with sid)
 #   tools/other_headers.sh INCLUDE_DIR [pytest args...]
 #       a folder holding hsa/ and hip/ (an /opt/rocm-X/include, or a tree
 #       assembled from ROCm's sources)
@@ -21,7 +24,7 @@
 # Exit status: the build's or pytest's.
 set -euo pipefail
 
-what=${1:?usage: tools/other_headers.sh debian13|INCLUDE_DIR [pytest args...]}
+what=${1:?usage: tools/other_headers.sh debian13|debian-sid|INCLUDE_DIR [pytest args...]}
 shift
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 py=$("${PYTHON:-python3}" -c 'import sys; print(sys.executable)')
@@ -66,6 +69,7 @@ debian_headers() {  # $1 suite -> prints the include dir of its unpacked ROCm he
 
 case $what in
 debian13) include=$(debian_headers trixie) ;;
+debian-sid) include=$(debian_headers sid) ;;
 *) include=$(cd "$what" && pwd) ;;
 esac
 [ -e "$include/hsa/hsa.h" ] && [ -e "$include/hip/hip_runtime_api.h" ] || {

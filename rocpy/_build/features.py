@@ -9,6 +9,10 @@ header defines, from what the pipeline parsed:
 * ``ROCPY_HAVE_<type>__<member>`` for every member of a struct or union,
   under its tag, its typedef names and its renaming aliases (members of
   anonymous inner structs and unions count as the outer type's);
+* ``ROCPY_NPARAMS_<function>`` for every declared function that is not
+  variadic: how many parameters the headers give it (HIP 6.4's headers declare
+  ``hipDeviceGetTexture1DLinearMaxWidth(hipMemPool_t *, int)``, hipamd defines
+  three parameters: the stub's definition follows the declaration);
 * ``ROCPY_ARG_<function>__<parameter>`` for the parameters whose type changed
   between releases: the spelling the headers accept, decided by compiling a
   redeclaration per candidate (a conflicting one does not compile); the
@@ -140,6 +144,8 @@ def feature_header(api: Api, arg_types: dict[str, str]) -> str:
     lines += [f"#define ROCPY_HAVE_{n} 1" for n in sorted(have_names(api)) if _IDENT.match(n)]
     for name, members in sorted(member_names(api).items()):
         lines += [f"#define ROCPY_HAVE_{name}__{m} 1" for m in sorted(members)]
+    lines += [f"#define ROCPY_NPARAMS_{n} {len(f.params)}" for n, f in sorted(api.functions.items())
+              if not f.variadic and _IDENT.match(n)]
     lines += [f"#define {macro} {spelling}" for macro, spelling in sorted(arg_types.items())]
     lines.append("#endif")
     return "\n".join(lines) + "\n"

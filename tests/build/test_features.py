@@ -134,6 +134,29 @@ def test_probed_parameters_take_the_headers_spelling(tree):
         assert defines["ROCPY_ARG_hipMemcpyHtoDAsync__src"] == "void *"
 
 
+def test_parameter_counts_follow_the_declarations(tree):
+    api, folder, defines = tree
+    counts = {m[len("ROCPY_NPARAMS_"):]: int(v) for m, v in defines.items()
+              if m.startswith("ROCPY_NPARAMS_")}
+    assert counts and counts.keys() <= set(api.functions)
+    # the compiler agrees: redeclared with the parameters counted it compiles, with one
+    # more it conflicts
+    sample = sorted(n for n, f in api.functions.items()
+                    if n in counts and counts[n] and not f.inline)[:40]
+    assert sample
+
+    def redeclare(n: str, extra: str = "") -> str:
+        f = api.functions[n]
+        params = ", ".join([decl for decl, _ in f.params] + ([extra] if extra else []))
+        return f"{{ extern {f.result} {n}({params}); }}"
+    assert not _compile(api, folder, [redeclare(n) for n in sample])
+    assert len(_compile(api, folder, [redeclare(n, "int rocpy_extra") for n in sample])) == len(sample)
+    if api.install.include_dir == SYNTHETIC:       # HIP 6.4's declaration of it
+        assert counts["hipDeviceGetTexture1DLinearMaxWidth"] == 2
+    else:
+        assert counts["hipMemcpyAsync"] == 5
+
+
 def test_a_probe_no_candidate_fits_names_the_function():
     api = describe("amd", SYNTHETIC)
     p = Probe("hipCtxGetApiVersion", "apiVersion",

@@ -6,7 +6,8 @@
  * (hipErrorNotSupported after an assert that release builds drop). */
 #include "hip_internal.h"
 
-#ifdef ROCPY_HAVE_hipDeviceGetTexture1DLinearMaxWidth
+#if defined(ROCPY_HAVE_hipDeviceGetTexture1DLinearMaxWidth) && \
+    ROCPY_NPARAMS_hipDeviceGetTexture1DLinearMaxWidth == 3
 hipError_t hipDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements,
                                                const hipChannelFormatDesc *fmtDesc, int device) {
     HIP_INIT_API();
@@ -17,6 +18,16 @@ hipError_t hipDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements,
     if (elem == 0) HIP_RETURN(hipErrorInvalidValue);
     *maxWidthInElements = (size_t)prop.maxTexture1DLinear / elem;
     HIP_RETURN(hipSuccess);
+}
+#elif defined(ROCPY_HAVE_hipDeviceGetTexture1DLinearMaxWidth)
+/* HIP 6.4's hip_runtime_api.h declares it as (hipMemPool_t *mem_pool, int
+ * device), while hipamd defines (size_t *, const hipChannelFormatDesc *, int):
+ * a call through this declaration leaves hipamd's third argument undefined,
+ * so no call can be right.  The stub refuses it instead of guessing. */
+hipError_t hipDeviceGetTexture1DLinearMaxWidth(hipMemPool_t *mem_pool, int device) {
+    (void)mem_pool, (void)device;
+    HIP_INIT_API();
+    HIP_RETURN(hipErrorNotSupported);
 }
 #endif
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .helpers import check, device_count, ffi, hipamd, lib, ok
+from .helpers import check, device_count, ffi, hipamd, lib, ok, stub_only
 
 pytestmark = hipamd
 
@@ -14,7 +14,19 @@ def needs(*names: str):
     return pytest.mark.skipif(bool(missing), reason=f"the headers declare no {', '.join(missing)}")
 
 
-@needs("hipDeviceGetTexture1DLinearMaxWidth")
+def _linear_max_width_params() -> int:
+    """How many parameters the headers give hipDeviceGetTexture1DLinearMaxWidth (0: none)."""
+    f = getattr(lib, "hipDeviceGetTexture1DLinearMaxWidth", None)
+    return len(ffi.typeof(f).args) if f is not None else 0
+
+
+# hipamd's definition (size_t *, const hipChannelFormatDesc *, int), as 5.7 and 7.x declare it
+declared_as_defined = pytest.mark.skipif(
+    _linear_max_width_params() != 3,
+    reason="the headers do not declare hipDeviceGetTexture1DLinearMaxWidth as hipamd defines it")
+
+
+@declared_as_defined
 def test_texture_1d_linear_max_width_is_the_limit_over_the_element_size():
     prop = ffi.new("hipDeviceProp_t *")
     ok(lib.hipGetDeviceProperties(prop, 0))
@@ -29,7 +41,7 @@ def test_texture_1d_linear_max_width_is_the_limit_over_the_element_size():
     assert width[0] == prop.maxTexture1DLinear
 
 
-@needs("hipDeviceGetTexture1DLinearMaxWidth")
+@declared_as_defined
 def test_texture_1d_linear_max_width_bad_input():
     width = ffi.new("size_t *")
     none = ffi.new("hipChannelFormatDesc *",
@@ -41,6 +53,15 @@ def test_texture_1d_linear_max_width_bad_input():
     check(lib.hipDeviceGetTexture1DLinearMaxWidth(width, none, 0), "hipErrorInvalidValue")
     check(lib.hipDeviceGetTexture1DLinearMaxWidth(width, one, device_count()),
           "hipErrorInvalidDevice")
+
+
+@stub_only
+@pytest.mark.skipif(_linear_max_width_params() != 2,
+                    reason="only HIP 6.4's headers declare (hipMemPool_t *, int)")
+def test_texture_1d_linear_max_width_misdeclared_is_refused():
+    # no call through HIP 6.4's declaration can reach hipamd's three parameters
+    pool = ffi.new("hipMemPool_t *")
+    check(lib.hipDeviceGetTexture1DLinearMaxWidth(pool, 0), "hipErrorNotSupported")
 
 
 @needs("hipSetValidDevices")

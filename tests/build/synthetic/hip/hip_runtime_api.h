@@ -18,6 +18,9 @@ typedef void *hipDeviceptr_t;
 /* HIP 7.0's spellings of parameters that changed (5.x, 6.x: int *, void *) */
 hipError_t hipCtxGetApiVersion(hipCtx_t ctx, unsigned int *apiVersion);
 hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, const void *src, size_t sizeBytes);
+/* HIP 6.4's declaration (hipamd defines size_t *, const hipChannelFormatDesc *, int) */
+typedef struct ihipMemPoolHandle_t *hipMemPool_t;
+hipError_t hipDeviceGetTexture1DLinearMaxWidth(hipMemPool_t *mem_pool, int device);
 static inline struct hipExtent make_hipExtent(size_t w, size_t h, size_t d) {
   struct hipExtent e; e.width = w; e.height = h; e.depth = d; return e; }
 #endif
