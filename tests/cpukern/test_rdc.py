@@ -2,15 +2,13 @@
 that joins them (what the stub's hiprtc and hipLink* do with -fgpu-rdc programs)."""
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from rocpy import cli, cpukern
 from rocpy.codeobject.bundle import read_bundle
 
-CALLER = ('extern __device__ int twice(int x);\nextern __device__ int offset;\n'
-          'extern "C" __global__ void apply(int *p) { p[threadIdx.x] = twice(p[threadIdx.x]) + offset; }\n')
-CALLEE = '__device__ int offset = 7;\n__device__ int twice(int x) { return 2 * x; }\n'
+from linked_units import CALLEE, CALLER, check_apply  # tests/linked_units.py
+
 
 
 def test_a_unit_is_a_bundle_of_an_object_and_its_information(compiler):
@@ -36,17 +34,7 @@ def test_link_runs_a_kernel_calling_into_another_unit(dev, compiler, stub_only):
                               targets=[dev.target_id])
     assert cpukern.carries_cpu_build(data)
     mod = hip.Module.load(data)
-    host = np.arange(16, dtype=np.int32)
-    buf = dev.context.alloc(host.nbytes)
-    try:
-        buf.copy_from(host)
-        mod["apply"].launch(1, 16, (buf,))
-        got = np.empty_like(host)
-        buf.copy_to(got)
-    finally:
-        buf.close()
-        mod.close()
-    assert (got == 2 * host + 7).all()
+    check_apply(dev, mod, 16)
 
 
 def test_link_errors_name_the_symbol(compiler):

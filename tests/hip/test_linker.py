@@ -2,18 +2,14 @@
 linked into one Module (hipRTC's linker; on the stub, units of the CPU build)."""
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 import rocpy
 from rocpy import hip
 from rocpy.hip._api import api
 
-CALLER = """extern __device__ int twice(int x);
-extern __device__ int offset;
-extern "C" __global__ void apply(int *p) { p[threadIdx.x] = twice(p[threadIdx.x]) + offset; }
-"""
-CALLEE = "__device__ int offset = 7;\n__device__ int twice(int x) { return 2 * x; }\n"
+from linked_units import CALLEE, CALLER, check_apply  # tests/linked_units.py
+
 
 has_linker = api().has("hiprtcLinkCreate") and api().has("hiprtcGetBitcode")
 needs_linker = pytest.mark.skipif(not has_linker, reason="the headers declare no hiprtc linker")
@@ -47,17 +43,7 @@ def test_link_runs_a_kernel_calling_into_another_program(dev):
     linker = hip.Linker(a, b)
     mod = linker.link(dev)
     assert linker.code and linker.log == ""
-    host = np.arange(32, dtype=np.int32)
-    buf = dev.context.alloc(host.nbytes)
-    try:
-        buf.copy_from(host)
-        mod["apply"].launch(1, 32, (buf,))
-        got = np.empty_like(host)
-        buf.copy_to(got)
-    finally:
-        buf.close()
-        mod.close()
-    assert (got == 2 * host + 7).all()
+    check_apply(dev, mod, 32)
 
 
 @needs_linker
