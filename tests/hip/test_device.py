@@ -165,6 +165,7 @@ def test_reset_releases_what_the_runtime_keeps_across_it(dev, load):
     ev = dev.create_stream().record()
     k = load("empty")
     ev_h, mod_h = ev.handle, k.module.handle
+    ev.sync()       # the record runs on the stub's stream thread: done only after this
     assert lib.hipEventQuery(ev_h) == lib.hipSuccess
     dev.reset()
     assert ev.closed and k.closed
