@@ -104,7 +104,7 @@ int member_bind(Member *m, PyObject *descr)
                                          "descriptor");
         return -1;
     }
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < MEMBER_KIN; i++)
         Py_CLEAR(m->kin[i]);
     m->offset = slot_offset(descr, owner, name);
     PyUnicode_InternInPlace(&name);
@@ -117,16 +117,13 @@ int member_bind(Member *m, PyObject *descr)
     return 0;
 }
 
-/* A new reference to obj's slot (an AttributeError where it is unset, as the descriptor
- * raises): directly where member_bind found its offset, else through the descriptor; an
- * object not of the owner class (or before registration) by name. */
 /* Remember obj's class, of the owner's family, for member_direct (while there is room). */
 static void member_kin(Member *m, PyObject *obj)
 {
     PyTypeObject *t = Py_TYPE(obj);
     if (!m->offset || t == m->owner)
         return;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < MEMBER_KIN; i++) {
         if (m->kin[i] == t)
             return;
         if (!m->kin[i]) {
@@ -137,6 +134,9 @@ static void member_kin(Member *m, PyObject *obj)
     }
 }
 
+/* A new reference to obj's slot (an AttributeError where it is unset, as the descriptor
+ * raises): directly where member_bind found its offset, else through the descriptor; an
+ * object not of the owner class (or before registration) by name. */
 PyObject *member_read_any(Member *m, PyObject *obj)
 {
     if (m->owner && PyObject_TypeCheck(obj, m->owner)) {

@@ -39,6 +39,7 @@ extern PyObject *str_nbytes, *str_weak, *str_last;
  * class's member descriptor passed member_bind's layout checks, `offset` is the slot's
  * place in the object and an object of `owner` is read there directly; otherwise through
  * the descriptor; an object of another class (or anything before registration) by name. */
+#define MEMBER_KIN 4      /* Member.kin's entries: member_direct compares each */
 typedef struct {
     PyObject *descr;
     descrgetfunc get;
@@ -50,7 +51,7 @@ typedef struct {
      * identity inline, where PyObject_TypeCheck walks the MRO.  A type's MRO can change
      * (__bases__ assignment) only to a layout-compatible one, so the slot stays a
      * PyObject pointer at offset. */
-    PyTypeObject *kin[4];
+    PyTypeObject *kin[MEMBER_KIN];
 } Member;
 extern Member mem_h, mem_lane, mem_nbytes, mem_last, mem_weak, mem_pending, mem_dev_index;
 int member_bind(Member *m, PyObject *descr);
