@@ -1,9 +1,8 @@
 """The closing-note table of a `rocpy bench --compare` run: rocpy, rocpy with
 ``ROCPY_HOT=0``, raw cffi, cuda.core, CuPy and the C reference
-(benchmarks/c/hip_ref.c; for the launch enqueue cases its loops timed in-process,
-benchmarks/c/hip_ref_loops.c, where the run has them) per case, medians in
-microseconds per operation, and
-issue 21's goals checked against them.
+(benchmarks/c/hip_ref.c; for the launch enqueue cases and the copies up to 256 KiB its
+loops timed in-process, benchmarks/c/hip_ref_loops.c, where the run has them) per case,
+medians in microseconds per operation, and issue 21's goals checked against them.
 
     python benchmarks/table.py BENCH.json [BENCH-PYTHON.json [STUB-OVERHEAD.json]] > table.txt
 
@@ -100,6 +99,7 @@ def main(argv: list[str]) -> int:
               f"{diff:+.3f} us (goal <= {limit}): {'met' if diff <= limit else 'not met'}"
               + (f"; hip_ref {c_ref[case]:.3f} us" if "C" in med[case] and case in c_ref
                  else ""))
+    _against_c(med, sizes)
     big = [(name, c_ref[name] / med[name]["rocpy"]) for name, n in sizes.items()
            if n and n >= 64 << 20 and name in c_ref and med[name].get("rocpy")]
     if big:
@@ -117,6 +117,33 @@ def main(argv: list[str]) -> int:
     if len(argv) > 2:
         _stub_goal(argv[2])
     return 0
+
+
+def _against_c(med: dict, sizes: dict) -> None:
+    """The copies with an in-process C variant (hip_ref_loops, the same rounds): rocpy and
+    the best peer against the same batch made from C, which says whether a peer's lead is
+    the binding's cost or below it (HIP and its CUDA runtime); and C's empty launch with a
+    0-byte ``extra`` (as rocpy passes it) against C's NULL."""
+    rows = [(name, v) for name, v in med.items()
+            if sizes.get(name) is not None and "C" in v and "rocpy" in v]
+    if rows:
+        print("# copies against the in-process C loop (same rounds), us over C: rocpy, raw, "
+              "best peer")
+        c_above_peer = 0
+        for name, v in rows:
+            c, peers = v["C"], [v[p] for p in PEERS if p in v]
+            best = min(peers) if peers else None
+            c_above_peer += best is not None and c > best
+            cells = [v["rocpy"] - c, v["raw"] - c if "raw" in v else None,
+                     best - c if best is not None else None]
+            print(f"#   {name:30s}" + "".join(f"{x:+9.3f}" if x is not None else f"{'-':>9s}"
+                                          for x in cells))
+        print(f"# the C loop itself above a peer in {c_above_peer} of {len(rows)}")
+    launch = med.get("launch (enqueue)", {})
+    if "C" in launch and "C, 0-byte extra" in launch:
+        x, c = launch["C, 0-byte extra"], launch["C"]
+        print(f"# empty launch from C: extra with a 0-byte buffer {x:.3f} us, extra NULL "
+              f"{c:.3f} us ({x - c:+.3f})")
 
 
 def _pageable_experiment(exp: dict | None) -> None:

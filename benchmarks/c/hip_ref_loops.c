@@ -1,36 +1,24 @@
-/* hip_ref.c's launch loops as a shared library, so that `rocpy bench --compare` times
- * them as one more variant ("C") of its launch cases, interleaved with rocpy, raw cffi
- * and the peers in the same process and rounds.  hip_ref, a separate program run once
- * after the bench, gave C's empty-launch enqueue 0.2 us to 1.2 us below raw cffi's in
- * three H200 runs of one day (2026-12-03): what the host did at each moment, not what
- * the binding costs.  Loaded by rocpy/bench/compare.py `c_loops`; built by
+/* hip_ref.c's loops as a shared library, so that `rocpy bench --compare` times them as
+ * one more variant ("C") of its launch and small-copy cases, interleaved with rocpy, raw
+ * cffi and the peers in the same process and rounds.  hip_ref, a separate program run
+ * once after the bench, gave C's empty-launch enqueue 0.2 us to 1.2 us below raw cffi's
+ * in three H200 runs of one day (2026-12-03): what the host did at each moment, not what
+ * the binding costs.  Loaded by rocpy/bench/c_reference.py `c_loops`; built by
  * benchmarks/c/hip_ref.sh (nvidia).
  *
  *   int ref_open(const char *kernel_file)  load `empty` and `vadd`, make the stream
- *   static int launches(hipFunction_t f, void **kernel_extra, int n)
-{
-    for (int i = 0; i < n; i++) {
-        hipError_t e = hipModuleLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, stream, NULL,
-                                             kernel_extra);
-        if (e)
-            return (int)e;
-    }
-    return 0;
-}
-
-int ref_launch(int n)
-{
-    return launches(empty, NULL, n);
-}
-
-int ref_launch4(int n)
-{
-    return launches(vadd, extra, n);
-}
-
-int ref_sync(void)                     hipStreamSynchronize of that stream
+ *   int ref_launch(int n)                  n launches of `empty` (extra NULL)
+ *   int ref_launch_extra0(int n)           n launches of `empty` passing `extra` with a
+ *                                          0-byte argument buffer, as rocpy passes it:
+ *                                          what that costs against NULL
+ *   int ref_launch4(int n)                 n launches of `vadd(a, b, c, 1)`, its
+ *                                          arguments packed once into one buffer
+ *   int ref_copy(void *dst, const void *src, size_t size, int kind, int ops)
+ *                                          ops hipMemcpyAsync on that stream, then one
+ *                                          hipStreamSynchronize: rocpy bench's copy cases
+ *   int ref_sync(void)                     hipStreamSynchronize of that stream
  * Each returns the first failing call's hipError_t, or 0.  The caller times the calls;
- * a loop's own overhead is one ctypes call per n launches.
+ * a loop's own overhead is one ctypes call per n launches (ops copies).
  */
 #include <stddef.h>
 
@@ -42,8 +30,11 @@ static hipStream_t stream;
 static void *bufs[3];
 static struct { void *a, *b, *c; int n; } args;
 static size_t args_size = 28;   /* 3 pointers and an int, no tail padding */
+static size_t no_args_size = 0;
 static void *extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, &args, HIP_LAUNCH_PARAM_BUFFER_SIZE,
                         &args_size, HIP_LAUNCH_PARAM_END};
+static void *extra0[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, &args, HIP_LAUNCH_PARAM_BUFFER_SIZE,
+                         &no_args_size, HIP_LAUNCH_PARAM_END};
 
 int ref_open(const char *kernel_file)
 {
@@ -64,24 +55,40 @@ int ref_open(const char *kernel_file)
     return 0;
 }
 
-int ref_launch(int n)
+static int launches(hipFunction_t f, void **kernel_extra, int n)
 {
     for (int i = 0; i < n; i++) {
-        hipError_t e = hipModuleLaunchKernel(empty, 1, 1, 1, 1, 1, 1, 0, stream, NULL, NULL);
+        hipError_t e = hipModuleLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, stream, NULL,
+                                             kernel_extra);
         if (e)
             return (int)e;
     }
     return 0;
 }
 
+int ref_launch(int n)
+{
+    return launches(empty, NULL, n);
+}
+
+int ref_launch_extra0(int n)
+{
+    return launches(empty, extra0, n);
+}
+
 int ref_launch4(int n)
 {
-    for (int i = 0; i < n; i++) {
-        hipError_t e = hipModuleLaunchKernel(vadd, 1, 1, 1, 1, 1, 1, 0, stream, NULL, extra);
+    return launches(vadd, extra, n);
+}
+
+int ref_copy(void *dst, const void *src, size_t size, int kind, int ops)
+{
+    for (int i = 0; i < ops; i++) {
+        hipError_t e = hipMemcpyAsync(dst, src, size, (hipMemcpyKind)kind, stream);
         if (e)
             return (int)e;
     }
-    return 0;
+    return (int)hipStreamSynchronize(stream);
 }
 
 int ref_sync(void)

@@ -2,16 +2,17 @@
 ``benchmarks/c`` where they are built (``hip_ref``: the HIP calls of the dispatch and
 copy cases made from C, for nvidia and the stub; ``stub_hsa_bench``: the stub's HSA
 runtime driven from C), run after the cases and set against them (`c_references`),
-and hip_ref's launch loops loaded in-process (`c_loops`, nvidia), timed as the "C"
-variant of the launch cases in the same rounds as the others.
+and hip_ref's launch and copy loops loaded in-process (`c_loops`, nvidia), timed as the
+"C" variant of the launch and small-copy cases in the same rounds as the others.
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 #: The C reference programs of benchmarks/c: name -> (backend it measures, where its build
@@ -44,22 +45,27 @@ def stub_hsa_bench_path() -> str | None:
     return c_program("stub_hsa_bench")
 
 
-#: hip_ref.c's launch loops as a library (benchmarks/c/hip_ref_loops.c, nvidia), where
-#: benchmarks/c/hip_ref.sh leaves it
+#: hip_ref.c's launch and copy loops as a library (benchmarks/c/hip_ref_loops.c, nvidia),
+#: where benchmarks/c/hip_ref.sh leaves it
 C_LOOPS = "build/hip-ref/libhip_ref_loops.so"
 
 
 class CLoops:
-    """benchmarks/c/hip_ref_loops.c loaded in this process: ``launch(n)``, ``launch4(n)``
-    (n launches of ``empty`` / the 4-argument ``vadd`` from C) and ``sync()`` of its
-    stream, each raising RuntimeError on a failed call: the "C" variant of the launch
-    cases, timed in the same rounds as the others."""
+    """benchmarks/c/hip_ref_loops.c loaded in this process: ``launch(n)``, ``launch4(n)``,
+    ``launch_extra0(n)`` (n launches of ``empty`` / the 4-argument ``vadd`` / ``empty``
+    with a 0-byte ``extra``, from C), ``copier(...)`` (a batch of async copies and a
+    synchronize) and ``sync()`` of its stream, each raising RuntimeError on a failed
+    call: the "C" variant of the launch and copy cases, timed in the same rounds as the
+    others."""
 
     def __init__(self, path: str, kernel_file: str) -> None:
         import ctypes
         lib = ctypes.CDLL(path)
-        for name in ("ref_open", "ref_launch", "ref_launch4", "ref_sync"):
+        for name in ("ref_open", "ref_launch", "ref_launch4", "ref_launch_extra0", "ref_copy",
+                     "ref_sync"):
             getattr(lib, name).restype = ctypes.c_int
+        lib.ref_copy.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t,
+                                 ctypes.c_int, ctypes.c_int)
         self._lib = lib
         self._check(lib.ref_open(kernel_file.encode()), "ref_open")
 
@@ -74,12 +80,26 @@ class CLoops:
     def launch4(self, n: int) -> None:
         self._check(self._lib.ref_launch4(n), "ref_launch4")
 
+    def launch_extra0(self, n: int) -> None:
+        self._check(self._lib.ref_launch_extra0(n), "ref_launch_extra0")
+
+    def copier(self, dst: int, src: int, size: int, kind: int, ops: int) -> Callable[[], None]:
+        """A call making ``ops`` ``hipMemcpyAsync(dst, src, size, kind)`` on the library's
+        stream and one ``hipStreamSynchronize``, in C (one ctypes call per batch)."""
+        copy, check = functools.partial(self._lib.ref_copy, dst, src, size, kind, ops), self._check
+
+        def run() -> None:
+            status = copy()
+            if status:
+                check(status, "ref_copy")
+        return run
+
     def sync(self) -> None:
         self._check(self._lib.ref_sync(), "ref_sync")
 
 
 def c_loops(env: Any) -> CLoops | None:
-    """The in-process C launch loops for ``env`` (nvidia, ``--compare``, built by
+    """The in-process C launch and copy loops for ``env`` (nvidia, ``--compare``, built by
     ``bash benchmarks/c/hip_ref.sh nvidia``), or None with a note saying why not."""
     if not env.plan.compare or env.backend != "nvidia":
         return None
@@ -92,7 +112,7 @@ def c_loops(env: Any) -> CLoops | None:
     loops = None
     if not os.path.isfile(path):
         env.note(f"--compare: {C_LOOPS} is not built (bash benchmarks/c/hip_ref.sh nvidia): "
-                 "the launch cases have no in-process C variant")
+                 "the launch and copy cases have no in-process C variant")
     else:
         try:
             loops = CLoops(path, env.kernel_file())

@@ -456,17 +456,29 @@ def test_latency_box_plot_has_a_legend_of_its_colours():
 
 
 FAKE_LOOPS = r"""
-static int launched, launched4, synced;
+#include <stddef.h>
+#include <string.h>
+static int launched, launched4, launched0, synced, copies;
 int ref_open(const char *k) { return k[0] == 'x' ? 400 : 0; }
 int ref_launch(int n) { launched += n; return n < 0 ? 1 : 0; }
 int ref_launch4(int n) { launched4 += n; return 0; }
+int ref_launch_extra0(int n) { launched0 += n; return 0; }
+int ref_copy(void *dst, const void *src, size_t size, int kind, int ops)
+{
+    if (kind == 9)
+        return 11;
+    for (int i = 0; i < ops; i++, copies++)
+        memcpy(dst, src, size);
+    return 0;
+}
 int ref_sync(void) { synced++; return 0; }
-int counts(void) { return launched * 10000 + launched4 * 100 + synced; }
+int counts(void) { return launched * 10000 + launched4 * 100 + launched0 * 10 + synced; }
+int copied(void) { return copies; }
 """
 
 
 def test_the_in_process_c_loops_call_the_library_and_raise_its_status(tmp_path, monkeypatch):
-    """`c_reference.CLoops` over a library with hip_ref_loops.c's four functions (a fake
+    """`c_reference.CLoops` over a library with hip_ref_loops.c's functions (a fake
     that counts), and `c_loops`: None off nvidia, a note where the library is missing."""
     import ctypes
     import shutil
@@ -483,10 +495,20 @@ def test_the_in_process_c_loops_call_the_library_and_raise_its_status(tmp_path, 
     loops = c_reference.CLoops(str(lib), "kernel.cubin")
     loops.launch(3)
     loops.launch4(2)
+    loops.launch_extra0(5)
     loops.sync()
-    assert ctypes.CDLL(str(lib)).counts() == 3 * 10000 + 2 * 100 + 1
+    assert ctypes.CDLL(str(lib)).counts() == 3 * 10000 + 2 * 100 + 5 * 10 + 1
     with pytest.raises(RuntimeError, match="ref_launch failed with status 1"):
         loops.launch(-1)
+    # copier: the pointers, size, kind and count reach ref_copy as given (a 64-bit address)
+    import numpy as np
+    src_a, dst_a = np.arange(64, dtype=np.uint8), np.zeros(64, np.uint8)
+    copy = loops.copier(int(dst_a.ctypes.data), int(src_a.ctypes.data), 48, 1, 3)
+    copy()
+    assert (dst_a[:48] == src_a[:48]).all() and not dst_a[48:].any()
+    assert ctypes.CDLL(str(lib)).copied() == 3
+    with pytest.raises(RuntimeError, match="ref_copy failed with status 11"):
+        loops.copier(int(dst_a.ctypes.data), int(src_a.ctypes.data), 8, 9, 1)()
     with pytest.raises(RuntimeError, match="ref_open failed with status 400"):
         c_reference.CLoops(str(lib), "x.cubin")
 
