@@ -17,6 +17,9 @@
  *                                          ops hipMemcpyAsync on that stream, then one
  *                                          hipStreamSynchronize: rocpy bench's copy cases
  *   int ref_sync(void)                     hipStreamSynchronize of that stream
+ *   hipError_t ref_nop_launch(...)         hipModuleLaunchKernel's signature, does nothing:
+ *                                          a runtime function that costs nothing, for
+ *                                          benchmarks/device/launch_floor.py
  * Each returns the first failing call's hipError_t, or 0.  The caller times the calls;
  * a loop's own overhead is one ctypes call per n launches (ops copies).
  */
@@ -94,4 +97,13 @@ int ref_copy(void *dst, const void *src, size_t size, int kind, int ops)
 int ref_sync(void)
 {
     return (int)hipStreamSynchronize(stream);
+}
+
+hipError_t ref_nop_launch(hipFunction_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                          unsigned by, unsigned bz, unsigned shared, hipStream_t s,
+                          void **params, void **kernel_extra)
+{
+    (void)f, (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)shared, (void)s,
+        (void)params, (void)kernel_extra;
+    return hipSuccess;
 }

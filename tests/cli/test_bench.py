@@ -525,3 +525,54 @@ def test_the_in_process_c_loops_call_the_library_and_raise_its_status(tmp_path, 
     monkeypatch.setenv("ROCPY_BENCH_C", str(tmp_path))
     found = c_reference.c_loops(env2)
     assert isinstance(found, c_reference.CLoops) and c_reference.c_loops(env2) is found
+
+
+NOP_LAUNCH = r"""
+static int calls;
+int nop_launch(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+               unsigned bz, unsigned shared, void *s, void **params, void **extra)
+{ calls++; return 0; }
+int nop_calls(void) { return calls; }
+"""
+
+
+@needs_compiler
+@pytest.mark.skipif(BACKEND != "stub", reason="the stub's built-in empty kernel")
+def test_launch_floor_runs_and_its_no_op_kernel_calls_the_function_given(tmp_path, capsys):
+    """benchmarks/device/launch_floor.py on the stub: its rows are printed, and the kernel
+    it makes for the binding-only row sends every launch to the function it was given
+    (the no-op), none to the runtime."""
+    import ctypes
+    import importlib.util
+    import shutil
+    import subprocess
+
+    from .conftest import ROOT
+    spec = importlib.util.spec_from_file_location(
+        "launch_floor", f"{ROOT}/benchmarks/device/launch_floor.py")
+    assert spec is not None and spec.loader is not None
+    floor = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(floor)
+    assert floor.main(["--rounds", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "launch floor (stub" in out and "rocpy " in out and "raw cffi" in out
+
+    cc = shutil.which("gcc") or shutil.which("cc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    src, lib = tmp_path / "nop.c", tmp_path / "libnop.so"
+    src.write_text(NOP_LAUNCH)
+    subprocess.run([cc, "-shared", "-fPIC", str(src), "-o", str(lib)], check=True)
+    nop = ctypes.CDLL(str(lib))
+    from rocpy import hip, stub
+    from rocpy.bench.cases import compile_kernels
+    stub.use_builtin("empty")
+    dev = hip.Device(0)
+    module = hip.Module.load(compile_kernels(dev, "stub"), dev)
+    k = floor._nop_kernel(module, ctypes.cast(nop.nop_launch, ctypes.c_void_p).value)
+    with dev.create_stream(non_blocking=True) as s:
+        for _ in range(3):
+            k.launch(1, 1, (), s)
+        s.sync()
+    assert nop.nop_calls() == 3
+    module.close()

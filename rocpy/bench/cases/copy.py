@@ -14,8 +14,8 @@ plots show the distribution of single round trips.
 With ``--compare``: ``raw`` makes the same ``hipMemcpyAsync`` /
 ``hipStreamSynchronize`` (``hipMemcpy``) calls through ``rocpy.hip.lib``
 with arguments prepared beforehand, and the peers (`rocpy.bench.compare`)
-copy between the same allocations.  On nvidia, the asynchronous copies up to
-`C_MAX` have a ``C`` variant too: the same batch made from C in this process
+copy between the same allocations.  On nvidia, the asynchronous copies have a
+``C`` variant too: the same batch made from C in this process and rounds
 (benchmarks/c/hip_ref_loops.c, `rocpy.bench.c_reference.c_loops`), which tells
 what the binding costs from what HIP and its CUDA runtime cost.
 """
@@ -34,7 +34,6 @@ SERIES = (("H2D", "pinned"), ("H2D", "pageable"), ("D2H", "pinned"), ("D2H", "pa
           ("D2D", "device"))
 SMALL = 64
 BATCH_BYTES = 4 << 20   # small sizes: enough copies per timed call to move this much (at most 16)
-C_MAX = 256 << 10       # the largest copy with an in-process C variant (larger: hip_ref's figure)
 
 
 def size_label(n: int) -> str:
@@ -202,7 +201,7 @@ def build(env: Env) -> list[Bench]:
                 d, s = Memory.address(dst), Memory.address(src)
                 variants["raw"] = _raw_copy(d, s, size, direction, ops, stream)
                 reference = "raw"
-                if loops is not None and size <= C_MAX:
+                if loops is not None:
                     from rocpy.hip import lib
                     variants["C"] = loops.copier(d, s, size, getattr(lib, _KINDS[direction]), ops)
                 for peer in peers:

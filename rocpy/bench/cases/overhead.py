@@ -14,9 +14,7 @@ stream is synchronized after each timed batch, untimed (`Case.settle`), as
 queue up, and a launch waits for the device's queue (4-argument launches
 measured the GPU's ``vadd`` throughput, 4.5 us, not the enqueue).  On nvidia with
 ``--compare``, the launch cases have a third variant, ``C``: hip_ref.c's loops from
-benchmarks/c/hip_ref_loops.c, timed in the same rounds (`rocpy.bench.c_reference.c_loops`);
-the empty launch a fourth, ``C, 0-byte extra``: the C loop passing ``extra`` with an empty
-argument buffer, as rocpy and raw do, against C's NULL.
+benchmarks/c/hip_ref_loops.c, timed in the same rounds (`rocpy.bench.c_reference.c_loops`).
 """
 from __future__ import annotations
 
@@ -66,11 +64,13 @@ def build(env: Env) -> list[Bench]:
     not_ready = lib.hipErrorNotReady
     benches = []
 
-    def add(name: str, raw: Any, mine: Any, title: str, per: str,
-            c: dict[str, Any] | None = None, **params: Any) -> None:
+    def add(name: str, raw: Any, mine: Any, title: str, per: str, c: Any = None,
+            **params: Any) -> None:
         api, raw_call = title.split(" vs ")
         raw_call = raw_call.split(",")[0]
-        variants = {"raw": raw, "rocpy": mine, **(c or {})}
+        variants = {"raw": raw, "rocpy": mine}
+        if c is not None:
+            variants["C"] = c
         case = Case(name, variants, reference="raw", ops=ops, settle=settle)
         benches.append(Bench(case,
                              "overhead", "latency",
@@ -100,8 +100,7 @@ def build(env: Env) -> list[Bench]:
         fn, args = _raw_launcher(k, s)
         add("launch (enqueue)", _checked(fn, ops, *args), _loop(k.launch, ops, 1, 1, (), s),
             "Kernel.launch(1, 1, (), s) vs hipModuleLaunchKernel, enqueue only", "launch",
-            c=None if loops is None else {"C": lambda: loops.launch(ops),
-                                          "C, 0-byte extra": lambda: loops.launch_extra0(ops)})
+            c=None if loops is None else (lambda: loops.launch(ops)))
         from .dispatch import four_args
         k4, args4 = four_args(env)
         packed = k4._packed(args4, 1, 1, 0)     # (kbuf, size_p, extra): kept by the raw loop
@@ -110,7 +109,7 @@ def build(env: Env) -> list[Bench]:
             _loop(k4.launch, ops, 1, 1, args4, s),
             "Kernel.launch(1, 1, (a, b, c, np.int32(1)), s) vs hipModuleLaunchKernel "
             "(a buffer packed once), enqueue only", "launch",
-            c=None if loops is None else {"C": lambda: loops.launch4(ops)})
+            c=None if loops is None else (lambda: loops.launch4(ops)))
     nbytes = 4096
     src = env.keep(dev.context.alloc(nbytes))
     dst = env.keep(dev.context.alloc(nbytes))
