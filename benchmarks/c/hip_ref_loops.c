@@ -20,6 +20,9 @@
  *   hipError_t ref_nop_launch(...)         hipModuleLaunchKernel's signature, does nothing:
  *                                          a runtime function that costs nothing, for
  *                                          benchmarks/device/launch_floor.py
+ *   int ref_nop(void)                      does nothing: launch_floor.py calls it through
+ *                                          ctypes with the GIL released and held, which
+ *                                          prices the release
  * Each returns the first failing call's hipError_t, or 0.  The caller times the calls;
  * a loop's own overhead is one ctypes call per n launches (ops copies).
  */
@@ -106,4 +109,9 @@ hipError_t ref_nop_launch(hipFunction_t f, unsigned gx, unsigned gy, unsigned gz
     (void)f, (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)shared, (void)s,
         (void)params, (void)kernel_extra;
     return hipSuccess;
+}
+
+int ref_nop(void)
+{
+    return 0;
 }

@@ -3,8 +3,10 @@
 does nothing (benchmarks/c/hip_ref_loops.c ``ref_nop_launch``: what rocpy's own code,
 the Python loop and the GIL release cost on this CPU), raw cffi
 ``hipModuleLaunchKernel``, and the C loop of hip_ref_loops.c with ``extra`` NULL and
-with a 0-byte argument buffer (what rocpy passes for a kernel without arguments).
-100 launches per timed call, the stream synchronized after each (untimed), variants
+with a 0-byte argument buffer (what rocpy passes for a kernel without arguments); and
+what releasing the GIL around a call costs on this CPU (a no-op C function through
+ctypes.CDLL, which releases it, and ctypes.PyDLL, which does not: rocpy's launch releases
+it, as cuda.core's, CuPy's and Triton's launchers do).  100 launches per timed call, the stream synchronized after each (untimed), variants
 interleaved each round; medians in microseconds per launch.
 
     python benchmarks/device/launch_floor.py [--rounds N] [--json FILE]
@@ -96,6 +98,16 @@ def main(argv: list[str]) -> int:
     if loops is not None:
         variants["C, extra NULL"] = lambda: loops.launch(LAUNCHES)
         variants["C, 0-byte extra"] = lambda: loops.launch_extra0(LAUNCHES)
+        released = ctypes.CDLL(str(library)).ref_nop
+        held = ctypes.PyDLL(str(library)).ref_nop
+
+        def nop_calls(f: Any) -> Callable[[], None]:
+            def run() -> None:
+                for _ in range(LAUNCHES):
+                    f()
+            return run
+        variants["ctypes no-op, GIL released"] = nop_calls(released)
+        variants["ctypes no-op, GIL held"] = nop_calls(held)
     samples: dict[str, list[float]] = {name: [] for name in variants}
     for _ in range(3):                                  # warm-up
         for run in variants.values():
