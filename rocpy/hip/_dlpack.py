@@ -156,7 +156,7 @@ def _order(buffer: Any, stream: Any, dev_type: int, dev_id: int) -> None:
     """Make the consumer's stream see the work rocpy last enqueued on ``buffer``."""
     if stream == -1:
         return
-    from .stream import stream_handle
+    from ._stream_protocol import stream_handle
     protocol = None if stream is None or isinstance(stream, int) else stream_handle(stream)
     if not (stream is None or isinstance(stream, int) or protocol is not None) \
             or isinstance(stream, bool):

@@ -41,7 +41,6 @@ machinery is `_stream_order` (the base class `_OrderedHandle`).
 from __future__ import annotations
 
 import contextlib
-import operator
 import threading
 import weakref
 from collections.abc import Callable
@@ -58,7 +57,9 @@ from ._callbacks import (_callback_trampolines, _dispatcher_barrier, forget_host
                          register_host_callback)
 from . import _lane
 from ._lane import new_lane
+from ._stream_options import cu_mask_words, priority_value
 from ._stream_order import FENCE_EVERY, StreamNative, _destroy_stream, _OrderedHandle
+from ._stream_protocol import stream_device, stream_handle
 from .device import Device, as_device
 from .event import Event
 
@@ -87,50 +88,6 @@ def _wait_event(stream: int, event: int, flags: int) -> int:
     # rebinds itself at the first call
     _wait_event = _calls.bind_ppu("hipStreamWaitEvent", "hipStream_t", "hipEvent_t")  # type: ignore[assignment]
     return _wait_event(stream, event, flags)
-
-
-def _priority_value(dev: Device, priority: Any) -> int:
-    if isinstance(priority, str):
-        least, greatest = dev.stream_priority_range
-        key = priority.lower()
-        if key == "high":
-            return greatest
-        if key == "low":
-            return least
-        if key == "normal":
-            return max(min(0, max(least, greatest)), min(least, greatest))
-        raise _api.invalid("Device.create_stream", f"priority {priority!r} is not 'high', "
-                                                   "'normal', 'low' or an int")
-    if isinstance(priority, bool) or not hasattr(type(priority), "__index__"):
-        raise TypeError(f"a stream priority is 'high', 'normal', 'low' or an int, "
-                        f"not {type(priority).__name__}")
-    priority = _args.integer(priority, "priority")       # numpy ints too
-    if not -(1 << 31) <= priority < 1 << 31:
-        raise _api.invalid("Device.create_stream", f"priority {priority} is not a C int")
-    result: int = priority
-    return result
-
-
-def _cu_mask_words(mask: Any) -> list[int]:
-    if isinstance(mask, bool):
-        raise TypeError("cu_mask is an int or an iterable of 32-bit ints")
-    if hasattr(type(mask), "__index__"):
-        mask = _args.integer(mask, "cu_mask")
-        if mask <= 0:
-            raise _api.invalid("Device.create_stream", "cu_mask must enable at least one CU")
-        words = []
-        while mask:
-            words.append(mask & 0xFFFFFFFF)
-            mask >>= 32
-        return words
-    try:
-        words = [operator.index(w) for w in mask]
-    except TypeError:
-        raise TypeError("cu_mask is an int or an iterable of 32-bit ints") from None
-    if not words or not any(words) or any(not 0 <= w <= 0xFFFFFFFF for w in words):
-        raise _api.invalid("Device.create_stream", "cu_mask is 32-bit words (CU 0 is bit 0 of "
-                                                   "the first) with at least one bit set")
-    return words
 
 
 class Stream(_OrderedHandle):
@@ -199,11 +156,11 @@ class Stream(_OrderedHandle):
     def _create(cls, dev: Device, priority: Any, non_blocking: bool, cu_mask: Any) -> Stream:
         a = api()
         ffi, lib = a.ffi, a.lib
-        prio = _priority_value(dev, priority)
+        prio = priority_value(dev, priority)
         flags = lib.hipStreamNonBlocking if non_blocking else lib.hipStreamDefault
         out = ffi.new("hipStream_t *")
         if cu_mask is not None:
-            words = _cu_mask_words(cu_mask)
+            words = cu_mask_words(cu_mask)
             if a.name == "nvidia" or not a.has("hipExtStreamCreateWithCUMask"):
                 raise NotSupportedError("CU masks are an AMD extension "
                                         "(hipExtStreamCreateWithCUMask), not available here")
@@ -297,7 +254,7 @@ class Stream(_OrderedHandle):
             # a cast would silently keep the low bits (2**64 became the null stream)
             raise _api.invalid("Stream.from_handle", f"{value} is not a stream handle")
         if device is None:
-            device = _stream_device(value)
+            device = stream_device(value)
         dev = as_device(device)
         if value == 0:
             return cls._null(dev)
@@ -632,43 +589,6 @@ class Stream(_OrderedHandle):
                 self.sync()
         finally:
             self.close()
-
-
-def stream_handle(obj: Any) -> int | None:
-    """The stream handle (an int) an object exports through ``__hip_stream__`` or
-    ``__cuda_stream__`` (a method returning ``(version, handle)``, or such a tuple),
-    or None when it has neither: the one reader of the stream protocols.  A
-    malformed answer is a ``TypeError`` naming the object's type."""
-    for name in ("__hip_stream__", "__cuda_stream__"):
-        fn = getattr(obj, name, None)
-        if fn is not None:
-            break
-    else:
-        return None
-    value = fn() if callable(fn) else fn
-    if isinstance(value, tuple):
-        if len(value) != 2:
-            raise TypeError(f"{type(obj).__name__}.{name}() returned {value!r}, "
-                            "not (version, handle)")
-        value = value[1]
-    if isinstance(value, bool) or not isinstance(value, int):
-        if type(value).__module__ == "_cffi_backend":
-            return _api.address(value)
-        raise TypeError(f"{type(obj).__name__}.{name}() gave a {type(value).__name__} handle, "
-                        "not an int")
-    if value < 0:
-        raise ValueError(f"{type(obj).__name__}.{name}() gave a negative handle {value}")
-    return value
-
-
-
-
-def _stream_device(value: int) -> Any:
-    a = api()
-    if value in (0, 1, 2) or a.name == "nvidia" or not a.has("hipGetStreamDeviceId"):
-        return None
-    index = a.lib.hipGetStreamDeviceId(a.ffi.cast("hipStream_t", value))
-    return index if index >= 0 else None
 
 
 def as_stream(obj: Any, device: Any = None) -> Stream:
