@@ -16,7 +16,6 @@ so no finalizer later frees an address the runtime may have reused.
 """
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import threading
 import weakref
@@ -28,6 +27,7 @@ from .._handle import Handle
 from ..errors import NotSupportedError, hip_error
 from . import _api, _dlpack, _wait
 from ._api import api, use_device
+from ._frozen_struct import frozen_value
 
 if TYPE_CHECKING:
     from ..hsa.agent import Agent
@@ -39,7 +39,6 @@ if TYPE_CHECKING:
 _lock = threading.Lock()
 _devices: dict[int, Device] = {}
 _count: int | None = None
-_prop_classes: dict[str, type] = {}
 _attr_names: dict[str, str] | None = None
 #: `Device.limit` names and the hipLimit_t each stands for.
 _LIMITS = {"malloc_heap_size": "hipLimitMallocHeapSize", "stack_size": "hipLimitStackSize",
@@ -67,58 +66,6 @@ class MemInfo(NamedTuple):
 
     free: int
     total: int
-
-
-def _convert(ffi: Any, ctype: Any, value: Any) -> Any:
-    """A cffi value as plain, immutable Python data."""
-    kind = ctype.kind
-    if kind == "array":
-        item = ctype.item
-        if item.cname == "char":
-            return ffi.string(value).decode("utf-8", "replace")
-        if item.cname in ("signed char", "unsigned char", "uint8_t", "int8_t"):
-            return bytes(ffi.buffer(value))
-        return tuple(_convert(ffi, item, v) for v in value)
-    if kind == "struct":
-        cls = _struct_class(ffi, ctype)
-        return cls(**{name: _convert(ffi, f.type, getattr(value, name))
-                      for name, f in ctype.fields if name})
-    if kind == "pointer":
-        return int(ffi.cast("uintptr_t", value))
-    if kind == "primitive" and ctype.cname == "char":
-        return value.decode("latin-1")
-    return value
-
-
-def _py_type(ctype: Any) -> Any:
-    kind = ctype.kind
-    if kind == "array":
-        if ctype.item.cname == "char":
-            return str
-        if ctype.item.cname in ("signed char", "unsigned char", "uint8_t", "int8_t"):
-            return bytes
-        return tuple
-    if kind == "struct":
-        return Any
-    if kind == "primitive" and ctype.cname in ("float", "double"):
-        return float
-    return int
-
-
-def _struct_class(ffi: Any, ctype: Any) -> type:
-    """A frozen dataclass with the fields of a C struct (made once per struct)."""
-    name = ctype.cname
-    cls = _prop_classes.get(name)
-    if cls is None:
-        fields = [(n, _py_type(f.type)) for n, f in ctype.fields if n]
-        bare = name.replace("struct ", "")
-        title = "DeviceProperties" if bare.startswith("hipDeviceProp") else \
-            "".join(p[:1].upper() + p[1:] for p in bare.split("_") if p)
-        cls = dataclasses.make_dataclass(title, fields, frozen=True)
-        cls.__doc__ = f"The fields of HIP's ``{name}``, read once (names as in the header)."
-        cls.__module__ = __name__
-        _prop_classes[name] = cls
-    return cls
 
 
 def _attribute_names() -> dict[str, str]:
@@ -228,7 +175,7 @@ class Device(Handle):
             st = a.lib.hipGetDeviceProperties(raw, self._index)
             if st:
                 raise hip_error(st, "hipGetDeviceProperties")
-            props = self._props = _convert(a.ffi, a.ffi.typeof("hipDeviceProp_t"), raw[0])
+            props = self._props = frozen_value(a.ffi, a.ffi.typeof("hipDeviceProp_t"), raw[0])
         return props
 
     @property
