@@ -36,11 +36,12 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .. import _args
 from .._dispatcher import CallbackErrors, dispatcher, report
 from .._handle import Handle
 from ..errors import ClosedError, hsa_error
 from ._common import UINT32_MAX, agent_handle, api, check_timeout, ticks
+from ._signal_conditions import (bind_conditions, condition_value, conditions_and_values, int64,
+                                 satisfied, wait_state_value)
 from .ipc import IpcHandle, attach_runtime
 
 if TYPE_CHECKING:
@@ -51,8 +52,6 @@ ALIASES = {"acquire": "scacquire", "release": "screlease", "acq_rel": "scacq_scr
 _LOAD_ORDERS = ("relaxed", "scacquire")
 _STORE_ORDERS = ("relaxed", "screlease")
 _RMW_ORDERS = ("relaxed", "scacquire", "screlease", "scacq_screl")
-CONDITIONS = ("eq", "ne", "lt", "gte")
-WAIT_STATES = ("blocked", "active")
 
 # A wait without a deadline blocks at most this long per call, so signals
 # (Ctrl-C) reach Python between calls.
@@ -62,8 +61,6 @@ _SLICE = 0.1
 _ops: dict[str, dict[str, Callable[..., Any]]] = {}
 # loads and stores by integer handle (the compiled path), filled with _ops
 _by_int: dict[str, dict[str, Callable[..., Any]]] = {}
-_cond_values: dict[str, int] = {}
-_state_values: dict[str, int] = {}
 # explicit closes against keep-alive checks and waits on other threads
 _close_lock = threading.Lock()
 
@@ -84,10 +81,7 @@ def _bind(lib: Any) -> None:
     for op in ("exchange", "cas", "add", "subtract", "and", "or", "xor"):
         orders(op, _RMW_ORDERS)
     orders("wait", ("relaxed", "scacquire"))
-    for c in CONDITIONS:
-        _cond_values[c] = getattr(lib, f"HSA_SIGNAL_CONDITION_{c.upper()}")
-    _state_values["blocked"] = lib.HSA_WAIT_STATE_BLOCKED
-    _state_values["active"] = lib.HSA_WAIT_STATE_ACTIVE
+    bind_conditions(lib)
     _by_int.update(_int_ops(table))
     _ops.update(table)
     _install_methods()
@@ -151,67 +145,6 @@ def _order_error(op: str, order: Any) -> ValueError:
                       f"(or a deprecated alias), not {order!r}")
 
 
-def _conditions_and_values(n: int, conditions: str | Sequence[str],
-                           values: int | Sequence[int]) -> tuple[list[str], list[int], Any, Any]:
-    """``n`` conditions and values for a wait on several signals, from one for all or
-    one per signal (numpy ints too), checked: as lists and as the C arrays."""
-    conds = [conditions] * n if isinstance(conditions, str) else list(conditions)
-    if hasattr(type(values), "__index__"):          # one value for all
-        vals: list[int] = [values] * n  # type: ignore[list-item]  # an int-like (__index__), checked by _int64
-    else:
-        vals = list(_args.sequence(values, "values"))
-    if len(conds) != n or len(vals) != n:
-        raise ValueError(f"{n} signals need {n} conditions and values "
-                         f"({len(conds)} and {len(vals)} given)")
-    ffi, _ = api()
-    cs = ffi.new("hsa_signal_condition_t[]", n)
-    vs = ffi.new("hsa_signal_value_t[]", n)
-    for i, (c, v) in enumerate(zip(conds, vals)):
-        cs[i] = _condition(c)
-        vs[i] = _int64(v)
-    return conds, vals, cs, vs
-
-
-def _condition(condition: Any) -> int:
-    try:
-        return _cond_values[condition]
-    except (KeyError, TypeError):
-        raise ValueError(f"condition must be one of {', '.join(CONDITIONS)}, "
-                         f"not {condition!r}") from None
-
-
-def _wait_state(state: Any) -> int:
-    try:
-        return _state_values[state]
-    except (KeyError, TypeError):
-        raise ValueError(f"wait_state must be 'blocked' or 'active', not {state!r}") from None
-
-
-def satisfied(condition: str, observed: int, value: int) -> bool:
-    """Whether `observed` meets ``condition`` against `value` (HSA's semantics)."""
-    if condition == "eq":
-        return observed == value
-    if condition == "ne":
-        return observed != value
-    if condition == "lt":
-        return observed < value
-    return observed >= value
-
-
-def _int64(value: Any, what: str = "value") -> int:
-    if isinstance(value, bool):
-        raise TypeError(f"{what} must be an int, not bool")
-    if not isinstance(value, int):
-        try:
-            value = value.__index__()
-        except AttributeError:
-            raise TypeError(f"{what} must be an int, not {type(value).__name__}") from None
-    if not -(1 << 63) <= value < 1 << 63:
-        raise OverflowError(f"{what} {value} does not fit in a signed 64-bit signal value")
-    result: int = value
-    return result
-
-
 def _destroy(lib: Any, handle: Any) -> None:
     st = lib.hsa_signal_destroy(handle)
     if st:
@@ -252,7 +185,7 @@ class Signal(Handle):
         ffi, lib = api()
         if not _ops:
             _bind(lib)
-        initial = _int64(initial, "initial")
+        initial = int64(initial, "initial")
         if runtime is not None and not isinstance(runtime, Runtime):
             raise TypeError(f"runtime must be an hsa.Runtime, not {type(runtime).__name__}")
         rt = runtime if runtime is not None else Runtime.current()
@@ -407,7 +340,7 @@ class Signal(Handle):
         except KeyError:
             raise _order_error(op, order) from None
         fn(self._hv if _BY_INT else self._h,
-           value if type(value) is int and -(1 << 63) <= value < 1 << 63 else _int64(value))
+           value if type(value) is int and -(1 << 63) <= value < 1 << 63 else int64(value))
 
     # ---- read-modify-write ----------------------------------------------------------------
 
@@ -418,7 +351,7 @@ class Signal(Handle):
             fn = _ops[op][order]
         except KeyError:
             raise _order_error(op, order) from None
-        return fn(h, _int64(value))
+        return fn(h, int64(value))
 
     def exchange(self, value: int, order: str = "scacq_screl") -> int:
         """Set the value; return the previous one (hsa_signal_exchange_*)."""
@@ -432,7 +365,7 @@ class Signal(Handle):
             fn = _ops["cas"][order]
         except KeyError:
             raise _order_error("cas", order) from None
-        result: int = fn(h, _int64(expected, "expected"), _int64(value))
+        result: int = fn(h, int64(expected, "expected"), int64(value))
         return result
 
     def add(self, value: int, order: str = "scacq_screl") -> None:
@@ -484,9 +417,9 @@ class Signal(Handle):
             rocpy.ClosedError: the signal was closed.
         """
         self._use()
-        cond = _condition(condition)
-        state = _wait_state(wait_state)
-        target = _int64(value)
+        cond = condition_value(condition)
+        state = wait_state_value(wait_state)
+        target = int64(value)
         try:
             fn = _ops["wait"][order]
         except KeyError:
@@ -530,14 +463,14 @@ class Signal(Handle):
         if not signals:
             raise ValueError("wait_any needs at least one signal")
         n = len(signals)
-        conds, vals, cs, vs = _conditions_and_values(n, conditions, values)
+        conds, vals, cs, vs = conditions_and_values(n, conditions, values)
         ffi, lib = api()
         hs = ffi.new("hsa_signal_t[]", n)
         for i, s in enumerate(signals):
             if not isinstance(s, Signal):
                 raise TypeError(f"signals[{i}] must be an hsa.Signal, not {type(s).__name__}")
             s._use()
-        state = _wait_state(wait_state)
+        state = wait_state_value(wait_state)
         out = ffi.new("hsa_signal_value_t *")
         limit = check_timeout(timeout)
         deadline = None if limit is None else time.monotonic() + limit
@@ -578,8 +511,8 @@ class Signal(Handle):
         if not callable(callback):
             raise TypeError(f"callback must be callable, not {type(callback).__name__}")
         h = self._use()
-        cond = _condition(condition)
-        target = _int64(value)
+        cond = condition_value(condition)
+        target = int64(value)
         ffi, lib = api()
         if self._cb is None:
             self._cb = CallbackErrors()

@@ -25,7 +25,8 @@ from .. import _args
 from .._handle import Handle
 from ..errors import ClosedError, hsa_error
 from ._common import UINT32_MAX, agent_handle, api, check_timeout, ticks
-from .signal import _SLICE, WaitTimeout, Signal, _conditions_and_values, _wait_state, satisfied
+from ._signal_conditions import conditions_and_values, satisfied, wait_state_value
+from .signal import _SLICE, WaitTimeout, Signal
 
 if TYPE_CHECKING:
     from .agent import Agent
@@ -101,10 +102,10 @@ class SignalGroup(Handle):
         if order not in _ORDERS:
             raise ValueError(f"order must be one of {', '.join(_ORDERS)}, not {order!r}")
         n = len(self.signals)
-        conds, vals, cs, vs = _conditions_and_values(n, conditions, values)
+        conds, vals, cs, vs = conditions_and_values(n, conditions, values)
         ffi, lib = api()
         hs = ffi.new("hsa_signal_t[]", n)
-        state = _wait_state(wait_state)
+        state = wait_state_value(wait_state)
         limit = check_timeout(timeout)
         deadline = None if limit is None else time.monotonic() + limit
         slice_ticks = ticks(_SLICE)
