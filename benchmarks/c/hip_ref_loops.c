@@ -16,11 +16,12 @@
  *   int ref_copy(void *dst, const void *src, size_t size, int kind, int ops)
  *                                          ops hipMemcpyAsync on that stream, then one
  *                                          hipStreamSynchronize: rocpy bench's copy cases
+ *   int ref_copy_on(..., int ops, void *stream)  the same on another stream (rocpy's)
  *   int ref_sync(void)                     hipStreamSynchronize of that stream
  *   hipError_t ref_nop_launch(...)         hipModuleLaunchKernel's signature, does nothing:
  *                                          a runtime function that costs nothing, for
- *                                          benchmarks/device/launch_floor.py
- *   int ref_nop(void)                      does nothing: launch_floor.py calls it through
+ *                                          benchmarks/device/floor.py
+ *   int ref_nop(void)                      does nothing: floor.py calls it through
  *                                          ctypes with the GIL released and held, which
  *                                          prices the release
  * Each returns the first failing call's hipError_t, or 0.  The caller times the calls;
@@ -87,14 +88,24 @@ int ref_launch4(int n)
     return launches(vadd, extra, n);
 }
 
-int ref_copy(void *dst, const void *src, size_t size, int kind, int ops)
+static int copies(void *dst, const void *src, size_t size, int kind, int ops, hipStream_t on)
 {
     for (int i = 0; i < ops; i++) {
-        hipError_t e = hipMemcpyAsync(dst, src, size, (hipMemcpyKind)kind, stream);
+        hipError_t e = hipMemcpyAsync(dst, src, size, (hipMemcpyKind)kind, on);
         if (e)
             return (int)e;
     }
-    return (int)hipStreamSynchronize(stream);
+    return (int)hipStreamSynchronize(on);
+}
+
+int ref_copy(void *dst, const void *src, size_t size, int kind, int ops)
+{
+    return copies(dst, src, size, kind, ops, stream);
+}
+
+int ref_copy_on(void *dst, const void *src, size_t size, int kind, int ops, void *on)
+{
+    return copies(dst, src, size, kind, ops, (hipStream_t)on);
 }
 
 int ref_sync(void)

@@ -18,8 +18,8 @@
 # cases on the stub, for the stub goal), bench-python.json (the same with
 # ROCPY_HOT=0: the pure-Python path, for before/after in one run), info.json; build.log
 # also has benchmarks/device/wait_experiment.py's table (large copies + sync with and
-# without the wait's long spin, against raw), benchmarks/device/launch_floor.py's (the
-# empty launch's time over C, split) and the host's NUMA layout (pageable copies
+# without the wait's long spin, against raw), benchmarks/device/floor.py's (where
+# rocpy's time over C goes: launch and small copies) and the host's NUMA layout (pageable copies
 # are a CPU copy into the runtime's staging buffers: where the pages and the thread are
 # moves them by 30 % between processes of one run, 2026-12-02 session 4; the H200 host
 # has one NUMA node, CPUs 0-15, so NUMA placement is not the cause).  build.log ends with
@@ -64,8 +64,8 @@ python3 benchmarks/table.py "$out/bench.json" "$out/bench-python.json" \
   "$out/hip_overhead-stub.json" > "$out/table.txt" \
   2>> "$out/build.log"
 timeout 60 python3 benchmarks/device/wait_experiment.py >> "$out/build.log" 2>&1
-# the empty launch's time over C, split: rocpy with a no-op runtime function, raw, C
-timeout 60 python3 benchmarks/device/launch_floor.py >> "$out/build.log" 2>&1
+# where rocpy's time over C goes: the empty launch split, small copies caller x stream
+timeout 120 python3 benchmarks/device/floor.py >> "$out/build.log" 2>&1
 # small copies through each CUDA library on this machine, the same C loop: the floor each
 # caller's library sets (rocpy: CUDA 11's runtime; CuPy: its own; cuda.core: the driver)
 { echo "== small copies by CUDA library (benchmarks/c/cuda_runtimes.c), us per copy"

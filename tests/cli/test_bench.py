@@ -538,8 +538,8 @@ int nop_calls(void) { return calls; }
 
 @needs_compiler
 @pytest.mark.skipif(BACKEND != "stub", reason="the stub's built-in empty kernel")
-def test_launch_floor_runs_and_its_no_op_kernel_calls_the_function_given(tmp_path, capsys):
-    """benchmarks/device/launch_floor.py on the stub: its rows are printed, and the kernel
+def test_floor_runs_and_its_no_op_kernel_calls_the_function_given(tmp_path, capsys):
+    """benchmarks/device/floor.py on the stub: its rows are printed, and the kernel
     it makes for the binding-only row sends every launch to the function it was given
     (the no-op), none to the runtime."""
     import ctypes
@@ -549,13 +549,16 @@ def test_launch_floor_runs_and_its_no_op_kernel_calls_the_function_given(tmp_pat
 
     from .conftest import ROOT
     spec = importlib.util.spec_from_file_location(
-        "launch_floor", f"{ROOT}/benchmarks/device/launch_floor.py")
+        "floor", f"{ROOT}/benchmarks/device/floor.py")
     assert spec is not None and spec.loader is not None
     floor = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(floor)
-    assert floor.main(["--rounds", "2"]) == 0
+    assert floor.main(["--rounds", "4"]) == 0
     out = capsys.readouterr().out
     assert "launch floor (stub" in out and "rocpy " in out and "raw cffi" in out
+    for case in ("H2D pageable", "D2H pageable", "D2D device", "H2D pinned"):
+        assert f"copy floor, {case} 4 KiB" in out
+    assert out.count("rocpy (rocpy's stream)") == 4 and out.count("raw cffi (rocpy's stream)") == 4
 
     cc = shutil.which("gcc") or shutil.which("cc")
     if cc is None:

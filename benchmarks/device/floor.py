@@ -1,0 +1,241 @@
+"""Where rocpy's time over C goes, measured in one process, variants interleaved each
+round, medians in microseconds per operation.
+
+Launch (an empty kernel, 100 launches per timed call, the stream synchronized after
+each, untimed): ``k.launch(1, 1, (), s)`` with the real runtime; the same compiled path
+with a runtime function that does nothing (benchmarks/c/hip_ref_loops.c
+``ref_nop_launch``: what rocpy's own code, the Python loop and the GIL release cost on
+this CPU); raw cffi ``hipModuleLaunchKernel``; the C loop of hip_ref_loops.c with
+``extra`` NULL and with a 0-byte argument buffer (what rocpy passes for a kernel
+without arguments); and what releasing the GIL around a call costs on this CPU (a
+no-op C function through ctypes.CDLL, which releases it, and ctypes.PyDLL, which does
+not: rocpy's launch releases it, as cuda.core's, CuPy's and Triton's launchers do).
+
+Copy (4 KiB each way and device to device, 16 async copies and one synchronize per
+timed call, as rocpy bench's copy cases): rocpy, raw cffi, the C loop, and CuPy where
+installed, each on its own stream and on rocpy's: whether a gap to C or to CuPy is
+the caller's or the stream's.
+
+    python benchmarks/device/floor.py [--only launch|copy] [--rounds N] [--json FILE]
+
+The C rows need ``bash benchmarks/c/hip_ref.sh nvidia`` (build/hip-ref/); without it,
+or off nvidia, the rows that need the library are left out.
+"""
+from __future__ import annotations
+
+import argparse
+import ctypes
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+LAUNCHES = 100
+COPIES = 16
+COPY_BYTES = 4096
+Variants = dict[str, Callable[[], object]]
+
+
+def _nop_kernel(module: Any, nop_address: int) -> Any:
+    """The module's ``empty`` with its compiled Launcher calling ``nop_address`` in place
+    of hipModuleLaunchKernel (rocpy/hip/_launch_plan.py `_hot_launcher`'s arguments)."""
+    from rocpy import _hotpath
+    from rocpy.codeobject.argconv import _POINTER_TYPES
+    from rocpy.hip import Stream, _api, _launch_plan, ffi
+    k = module["empty"]
+    layout = k._layout
+    keys = tuple(int(ffi.cast("uintptr_t", key)) for key in _launch_plan._launch_param_keys())
+    k._launcher = _hotpath.module().Launcher(
+        nop_address, _api.address(k._h), k._dev_index, layout.size, layout._explicit_end, keys,
+        _launch_plan._param_spec(layout), Stream, _POINTER_TYPES, _launch_plan._buffer_types(),
+        type(k)._launch_py, type(k)._configure)
+    return k
+
+
+def _repeat(fn: Callable[..., object], n: int, *args: Any) -> Callable[[], None]:
+    """``n`` calls of ``fn(*args)``; an int result other than 0 (a failed status) raises."""
+    def run() -> None:
+        for _ in range(n):
+            r = fn(*args)
+            if type(r) is int and r != 0:
+                raise RuntimeError(f"{getattr(fn, '__name__', fn)} returned {r!r}")
+    return run
+
+
+def _medians(variants: Variants, rounds: int, settle: Callable[[], object],
+             per: int) -> dict[str, float]:
+    """Each variant timed once per round, in order, ``settle`` after each (untimed)."""
+    samples: dict[str, list[float]] = {name: [] for name in variants}
+    for _ in range(3):                                  # warm-up
+        for run in variants.values():
+            run()
+            settle()
+    for _ in range(rounds):
+        for name, run in variants.items():
+            t = time.perf_counter_ns()
+            run()
+            samples[name].append((time.perf_counter_ns() - t) / 1e3 / per)
+            settle()
+    return {name: statistics.median(v) for name, v in samples.items()}
+
+
+def _print(title: str, medians: dict[str, float], base_name: str) -> None:
+    base = medians.get(base_name)
+    print(f"== {title}" + (f"; over {base_name}" if base is not None else ""))
+    for name, m in medians.items():
+        print(f"  {name:36s} {m:8.3f}" + (f"  {m - base:+.3f}" if base is not None else ""))
+
+
+def _launch_variants(env: dict[str, Any]) -> Variants:
+    from rocpy import hip
+    from rocpy.hip import ffi, lib
+    s, loops, library = env["stream"], env["loops"], env["library"]
+    k = hip.Module.load(env["kernel_file"], env["device"])["empty"]
+    variants: Variants = {"rocpy": _repeat(k.launch, LAUNCHES, 1, 1, (), s)}
+    if loops is not None:
+        nop = ctypes.cast(loops._lib.ref_nop_launch, ctypes.c_void_p).value or 0
+        nop_kernel = _nop_kernel(hip.Module.load(env["kernel_file"], env["device"]), nop)
+        variants["rocpy, runtime call a no-op"] = _repeat(nop_kernel.launch, LAUNCHES, 1, 1, (),
+                                                          s)
+    fn, h, sh = lib.hipModuleLaunchKernel, k.handle, s.handle
+    extra = getattr(k, "_extra", None) or ffi.NULL
+    variants["raw cffi"] = _repeat(fn, LAUNCHES, h, 1, 1, 1, 1, 1, 1, 0, sh, ffi.NULL, extra)
+    if loops is not None:
+        variants["C, extra NULL"] = lambda: loops.launch(LAUNCHES)
+        variants["C, 0-byte extra"] = lambda: loops.launch_extra0(LAUNCHES)
+        variants["ctypes no-op, GIL released"] = _repeat(ctypes.CDLL(library).ref_nop, LAUNCHES)
+        variants["ctypes no-op, GIL held"] = _repeat(ctypes.PyDLL(library).ref_nop, LAUNCHES)
+    return variants
+
+
+def _copy_variants(env: dict[str, Any], direction: str, memory: str) -> Variants:
+    import numpy as np
+
+    from rocpy.hip import ffi, lib
+    s, loops, dev = env["stream"], env["loops"], env["device"]
+    buffers = env.setdefault("buffers", {})
+    if not buffers:
+        buffers["dev_a"] = dev.context.alloc(COPY_BYTES)
+        buffers["dev_b"] = dev.context.alloc(COPY_BYTES)
+        buffers["pinned"] = dev.context.alloc_host(COPY_BYTES)
+        buffers["pageable"] = np.ones(COPY_BYTES, np.uint8)
+        buffers["dev_a"].fill(1)
+    host = buffers[memory] if memory != "device" else None
+    dst, src = {"H2D": (buffers["dev_a"], host), "D2H": (host, buffers["dev_a"]),
+                "D2D": (buffers["dev_b"], buffers["dev_a"])}[direction]
+
+    def address(x: Any) -> int:
+        return int(x.ctypes.data) if isinstance(x, np.ndarray) else int(x.ptr)
+    d, sp = address(dst), address(src)
+    kind = {"H2D": lib.hipMemcpyHostToDevice, "D2H": lib.hipMemcpyDeviceToHost,
+            "D2D": lib.hipMemcpyDeviceToDevice}[direction]
+    sh, sync = s.handle, s.sync
+    if direction == "D2H":
+        copy = _repeat(src.copy_to, COPIES, dst, s)
+    else:
+        copy = _repeat(dst.copy_from, COPIES, src, s)
+
+    def rocpy_copies() -> None:
+        copy()
+        sync()
+    memcpy, stream_sync = lib.hipMemcpyAsync, lib.hipStreamSynchronize
+    dp, spp = ffi.cast("void *", d), ffi.cast("void *", sp)
+    raw = _repeat(memcpy, COPIES, dp, spp, COPY_BYTES, kind, sh)
+
+    def raw_copies() -> None:
+        raw()
+        stream_sync(sh)
+    variants: Variants = {"rocpy (rocpy's stream)": rocpy_copies,
+                          "raw cffi (rocpy's stream)": raw_copies}
+    if loops is not None:
+        variants["C (its own stream)"] = loops.copier(d, sp, COPY_BYTES, kind, COPIES)
+        on = loops._lib.ref_copy_on
+        on.restype = ctypes.c_int
+        on.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+                       ctypes.c_int, ctypes.c_void_p)
+        shi = int(ffi.cast("uintptr_t", sh))
+        variants["C (rocpy's stream)"] = _repeat(on, 1, d, sp, COPY_BYTES, kind, COPIES, shi)
+    cupy = env.get("cupy")
+    if cupy is not None:
+        rt, cs = cupy.cuda.runtime, env["cupy_stream"]
+        ckind = {"H2D": rt.memcpyHostToDevice, "D2H": rt.memcpyDeviceToHost,
+                 "D2D": rt.memcpyDeviceToDevice}[direction]
+        own = _repeat(rt.memcpyAsync, COPIES, d, sp, COPY_BYTES, ckind, cs.ptr)
+        theirs = _repeat(rt.memcpyAsync, COPIES, d, sp, COPY_BYTES, ckind,
+                         int(ffi.cast("uintptr_t", sh)))
+
+        def cupy_own() -> None:
+            own()
+            cs.synchronize()
+
+        def cupy_rocpy_stream() -> None:
+            theirs()
+            rt.streamSynchronize(int(ffi.cast("uintptr_t", sh)))
+        variants["CuPy (its own stream)"] = cupy_own
+        variants["CuPy (rocpy's stream)"] = cupy_rocpy_stream
+    return variants
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--only", choices=("launch", "copy"))
+    p.add_argument("--rounds", type=int, default=200)
+    p.add_argument("--json")
+    args = p.parse_args(argv)
+    import rocpy
+    from rocpy import _hotpath, hip
+    from rocpy.bench.c_reference import C_LOOPS, CLoops
+    from rocpy.bench.cases import compile_kernels
+    if _hotpath.module() is None:
+        print("floor: the compiled path is off (ROCPY_HOT=0 or not built)")
+        return 1
+    backend = rocpy.backend().name
+    if backend == "stub":
+        from rocpy import stub
+        for name in ("empty", "vadd"):
+            stub.use_builtin(name)
+    dev = hip.Device(0)
+    s = dev.create_stream(non_blocking=True)
+    kernel_file = compile_kernels(dev, backend)
+    library = str(Path(__file__).resolve().parents[2] / C_LOOPS)
+    loops = CLoops(library, kernel_file) if backend == "nvidia" and Path(library).exists() \
+        else None
+    env: dict[str, Any] = {"device": dev, "stream": s, "loops": loops, "library": library,
+                           "kernel_file": kernel_file}
+    if backend == "nvidia":
+        try:
+            import cupy
+            env["cupy"], env["cupy_stream"] = cupy, cupy.cuda.Stream(non_blocking=True)
+        except Exception:       # not installed, or no CUDA for it: no CuPy rows
+            pass
+
+    def settle() -> None:
+        s.sync()
+        if loops is not None:
+            loops.sync()
+    out: dict[str, dict[str, float]] = {}
+    label = f"{backend}, {dev.name}: us per {{}}, median of {args.rounds} rounds"
+    if args.only in (None, "launch"):
+        out["launch"] = _medians(_launch_variants(env), args.rounds, settle, LAUNCHES)
+        _print("launch floor (" + label.format("empty launch") + f" of {LAUNCHES})",
+               out["launch"], "C, extra NULL")
+    if args.only in (None, "copy"):
+        for direction, memory in (("H2D", "pageable"), ("D2H", "pageable"), ("D2D", "device"),
+                                  ("H2D", "pinned")):
+            name = f"{direction} {memory} 4 KiB"
+            out[name] = _medians(_copy_variants(env, direction, memory), args.rounds // 4 or 1,
+                                 settle, COPIES)
+            _print(f"copy floor, {name} (" + label.format("copy") + f" of {COPIES})", out[name],
+                   "C (its own stream)")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"backend": backend, "rounds": args.rounds,
+                                               "medians_us": out}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
