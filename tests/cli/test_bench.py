@@ -455,6 +455,20 @@ def test_latency_box_plot_has_a_legend_of_its_colours():
         to_rgba(VARIANT_COLOR.get(n, "#eeeeee")) for n in ("raw", "rocpy")]
 
 
+def _shared_library(folder, name: str, source: str):
+    """``source`` (C) compiled into ``folder/name``, a shared library; skips without a
+    C compiler."""
+    import shutil
+    import subprocess
+    cc = shutil.which("gcc") or shutil.which("cc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    src, lib = folder / (name + ".c"), folder / name
+    src.write_text(source)
+    subprocess.run([cc, "-shared", "-fPIC", str(src), "-o", str(lib)], check=True)
+    return lib
+
+
 FAKE_LOOPS = r"""
 #include <stddef.h>
 #include <string.h>
@@ -481,17 +495,10 @@ def test_the_in_process_c_loops_call_the_library_and_raise_its_status(tmp_path, 
     """`c_reference.CLoops` over a library with hip_ref_loops.c's functions (a fake
     that counts), and `c_loops`: None off nvidia, a note where the library is missing."""
     import ctypes
-    import shutil
-    import subprocess
     from types import SimpleNamespace
 
     from rocpy.bench import c_reference, compare
-    cc = shutil.which("gcc") or shutil.which("cc")
-    if cc is None:
-        pytest.skip("no C compiler")
-    src, lib = tmp_path / "fake.c", tmp_path / "libhip_ref_loops.so"
-    src.write_text(FAKE_LOOPS)
-    subprocess.run([cc, "-shared", "-fPIC", str(src), "-o", str(lib)], check=True)
+    lib = _shared_library(tmp_path, "libhip_ref_loops.so", FAKE_LOOPS)
     loops = c_reference.CLoops(str(lib), "kernel.cubin")
     loops.launch(3)
     loops.launch4(2)
@@ -544,8 +551,6 @@ def test_floor_runs_and_its_no_op_kernel_calls_the_function_given(tmp_path, caps
     (the no-op), none to the runtime."""
     import ctypes
     import importlib.util
-    import shutil
-    import subprocess
 
     from .conftest import ROOT
     spec = importlib.util.spec_from_file_location(
@@ -560,13 +565,7 @@ def test_floor_runs_and_its_no_op_kernel_calls_the_function_given(tmp_path, caps
         assert f"copy floor, {case} 4 KiB" in out
     assert out.count("rocpy (rocpy's stream)") == 4 and out.count("raw cffi (rocpy's stream)") == 4
 
-    cc = shutil.which("gcc") or shutil.which("cc")
-    if cc is None:
-        pytest.skip("no C compiler")
-    src, lib = tmp_path / "nop.c", tmp_path / "libnop.so"
-    src.write_text(NOP_LAUNCH)
-    subprocess.run([cc, "-shared", "-fPIC", str(src), "-o", str(lib)], check=True)
-    nop = ctypes.CDLL(str(lib))
+    nop = ctypes.CDLL(str(_shared_library(tmp_path, "libnop.so", NOP_LAUNCH)))
     from rocpy import hip, stub
     from rocpy.bench.cases import compile_kernels
     stub.use_builtin("empty")
