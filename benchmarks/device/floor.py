@@ -14,7 +14,8 @@ not: rocpy's launch releases it, as cuda.core's, CuPy's and Triton's launchers d
 Copy (4 KiB each way and device to device, 16 async copies and one synchronize per
 timed call, as rocpy bench's copy cases): rocpy, raw cffi, the C loop, and CuPy where
 installed, each on its own stream and on rocpy's: whether a gap to C or to CuPy is
-the caller's or the stream's.
+the caller's or the stream's; and on nvidia the CUDA runtime under rocpy called per
+copy through ctypes with the GIL released and held: what the release costs there.
 
     python benchmarks/device/floor.py [--only launch|copy] [--rounds N] [--json FILE]
 
@@ -112,6 +113,19 @@ def _launch_variants(env: dict[str, Any]) -> Variants:
     return variants
 
 
+def _cudart_path() -> str | None:
+    """The CUDA runtime library this process loaded (rocpy's nvidia backend links it)."""
+    try:
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                path = line.split()[-1]
+                if "/libcudart.so" in path:
+                    return path
+    except OSError:
+        pass
+    return None
+
+
 def _copy_variants(env: dict[str, Any], direction: str, memory: str) -> Variants:
     import numpy as np
 
@@ -159,6 +173,23 @@ def _copy_variants(env: dict[str, Any], direction: str, memory: str) -> Variants
                        ctypes.c_int, ctypes.c_void_p)
         shi = int(ffi.cast("uintptr_t", sh))
         variants["C (rocpy's stream)"] = _repeat(on, 1, d, sp, COPY_BYTES, kind, COPIES, shi)
+    cudart = _cudart_path() if env["backend"] == "nvidia" else None
+    if cudart is not None:
+        # the CUDA runtime under rocpy (HIP's NVIDIA platform inlines hipMemcpyAsync into
+        # cudaMemcpyAsync) called per copy from Python: ctypes.CDLL releases the GIL around
+        # each call, PyDLL keeps it; against raw cffi (which releases it) and C
+        shi = int(ffi.cast("uintptr_t", sh))
+        for how, loader in (("GIL released", ctypes.CDLL), ("GIL held", ctypes.PyDLL)):
+            fn = loader(cudart).cudaMemcpyAsync
+            fn.restype = ctypes.c_int
+            fn.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+                           ctypes.c_void_p)
+            batch = _repeat(fn, COPIES, d, sp, COPY_BYTES, kind, shi)
+
+            def per_call(batch: Callable[[], None] = batch) -> None:
+                batch()
+                stream_sync(sh)
+            variants[f"ctypes cudaMemcpyAsync, {how}"] = per_call
     cupy = env.get("cupy")
     if cupy is not None:
         rt, cs = cupy.cuda.runtime, env["cupy_stream"]
@@ -205,7 +236,7 @@ def main(argv: list[str]) -> int:
     loops = CLoops(library, kernel_file) if backend == "nvidia" and Path(library).exists() \
         else None
     env: dict[str, Any] = {"device": dev, "stream": s, "loops": loops, "library": library,
-                           "kernel_file": kernel_file}
+                           "kernel_file": kernel_file, "backend": backend}
     if backend == "nvidia":
         try:
             import cupy
