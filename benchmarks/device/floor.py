@@ -167,12 +167,8 @@ def _copy_variants(env: dict[str, Any], direction: str, memory: str) -> Variants
                           "raw cffi (rocpy's stream)": raw_copies}
     if loops is not None:
         variants["C (its own stream)"] = loops.copier(d, sp, COPY_BYTES, kind, COPIES)
-        on = loops._lib.ref_copy_on
-        on.restype = ctypes.c_int
-        on.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
-                       ctypes.c_int, ctypes.c_void_p)
-        shi = int(ffi.cast("uintptr_t", sh))
-        variants["C (rocpy's stream)"] = _repeat(on, 1, d, sp, COPY_BYTES, kind, COPIES, shi)
+        variants["C (rocpy's stream)"] = loops.copier(d, sp, COPY_BYTES, kind, COPIES,
+                                                      int(ffi.cast("uintptr_t", sh)))
     cudart = _cudart_path() if env["backend"] == "nvidia" else None
     if cudart is not None:
         # the CUDA runtime under rocpy (HIP's NVIDIA platform inlines hipMemcpyAsync into

@@ -54,7 +54,7 @@ class CLoops:
     """benchmarks/c/hip_ref_loops.c loaded in this process: ``launch(n)``, ``launch4(n)``,
     ``launch_extra0(n)`` (n launches of ``empty`` / the 4-argument ``vadd`` / ``empty``
     with a 0-byte ``extra``, from C), ``copier(...)`` (a batch of async copies and a
-    synchronize) and ``sync()`` of its stream, each raising RuntimeError on a failed
+    synchronize, on its stream or a given one) and ``sync()`` of its stream, each raising RuntimeError on a failed
     call: the "C" variant of the launch and copy cases, timed in the same rounds as the
     others."""
 
@@ -62,10 +62,12 @@ class CLoops:
         import ctypes
         lib = ctypes.CDLL(path)
         for name in ("ref_open", "ref_launch", "ref_launch4", "ref_launch_extra0", "ref_copy",
-                     "ref_sync"):
+                     "ref_copy_on", "ref_sync"):
             getattr(lib, name).restype = ctypes.c_int
-        lib.ref_copy.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t,
-                                 ctypes.c_int, ctypes.c_int)
+        copy_args = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+                     ctypes.c_int)
+        lib.ref_copy.argtypes = copy_args
+        lib.ref_copy_on.argtypes = (*copy_args, ctypes.c_void_p)
         self._lib = lib
         self._check(lib.ref_open(kernel_file.encode()), "ref_open")
 
@@ -83,15 +85,23 @@ class CLoops:
     def launch_extra0(self, n: int) -> None:
         self._check(self._lib.ref_launch_extra0(n), "ref_launch_extra0")
 
-    def copier(self, dst: int, src: int, size: int, kind: int, ops: int) -> Callable[[], None]:
-        """A call making ``ops`` ``hipMemcpyAsync(dst, src, size, kind)`` on the library's
-        stream and one ``hipStreamSynchronize``, in C (one ctypes call per batch)."""
-        copy, check = functools.partial(self._lib.ref_copy, dst, src, size, kind, ops), self._check
+    def copier(self, dst: int, src: int, size: int, kind: int, ops: int,
+               stream: int | None = None) -> Callable[[], None]:
+        """A call making ``ops`` ``hipMemcpyAsync(dst, src, size, kind)`` and one
+        ``hipStreamSynchronize`` in C (one ctypes call per batch), on ``stream`` (a handle
+        as an int) or, None, on the library's own stream."""
+        if stream is None:
+            name, copy = "ref_copy", functools.partial(self._lib.ref_copy, dst, src, size, kind,
+                                                        ops)
+        else:
+            name, copy = "ref_copy_on", functools.partial(self._lib.ref_copy_on, dst, src, size,
+                                                           kind, ops, stream)
+        check = self._check
 
         def run() -> None:
             status = copy()
             if status:
-                check(status, "ref_copy")
+                check(status, name)
         return run
 
     def sync(self) -> None:

@@ -485,6 +485,13 @@ int ref_copy(void *dst, const void *src, size_t size, int kind, int ops)
         memcpy(dst, src, size);
     return 0;
 }
+static void *copied_on;
+int ref_copy_on(void *dst, const void *src, size_t size, int kind, int ops, void *stream)
+{
+    copied_on = stream;
+    return ref_copy(dst, src, size, kind, ops);
+}
+void *copy_stream(void) { return copied_on; }
 int ref_sync(void) { synced++; return 0; }
 int counts(void) { return launched * 10000 + launched4 * 100 + launched0 * 10 + synced; }
 int copied(void) { return copies; }
@@ -516,6 +523,15 @@ def test_the_in_process_c_loops_call_the_library_and_raise_its_status(tmp_path, 
     assert ctypes.CDLL(str(lib)).copied() == 3
     with pytest.raises(RuntimeError, match="ref_copy failed with status 11"):
         loops.copier(int(dst_a.ctypes.data), int(src_a.ctypes.data), 8, 9, 1)()
+    # on a given stream: ref_copy_on, with that handle (64-bit) as its last argument
+    dst_a[:] = 0
+    loops.copier(int(dst_a.ctypes.data), int(src_a.ctypes.data), 16, 1, 2, 0x7F00DEADBEEF)()
+    fake = ctypes.CDLL(str(lib))
+    fake.copy_stream.restype = ctypes.c_void_p
+    assert fake.copy_stream() == 0x7F00DEADBEEF and fake.copied() == 5
+    assert (dst_a[:16] == src_a[:16]).all() and not dst_a[16:].any()
+    with pytest.raises(RuntimeError, match="ref_copy_on failed with status 11"):
+        loops.copier(int(dst_a.ctypes.data), int(src_a.ctypes.data), 8, 9, 1, 1)()
     with pytest.raises(RuntimeError, match="ref_open failed with status 400"):
         c_reference.CLoops(str(lib), "x.cubin")
 

@@ -15,9 +15,9 @@ With ``--compare``: ``raw`` makes the same ``hipMemcpyAsync`` /
 ``hipStreamSynchronize`` (``hipMemcpy``) calls through ``rocpy.hip.lib``
 with arguments prepared beforehand, and the peers (`rocpy.bench.compare`)
 copy between the same allocations.  On nvidia, the asynchronous copies have a
-``C`` variant too: the same batch made from C in this process and rounds
-(benchmarks/c/hip_ref_loops.c, `rocpy.bench.c_reference.c_loops`), which tells
-what the binding costs from what HIP and its CUDA runtime cost.
+``C`` variant too: the same batch made from C in this process and rounds, on
+rocpy's stream (benchmarks/c/hip_ref_loops.c, `rocpy.bench.c_reference.c_loops`),
+which tells what the binding costs from what HIP and its CUDA runtime cost.
 """
 from __future__ import annotations
 
@@ -184,6 +184,9 @@ def build(env: Env) -> list[Bench]:
     stream = env.stream
     from ..c_reference import c_loops
     loops = c_loops(env)
+    if loops is not None:
+        from rocpy.hip import ffi
+        stream_address = int(ffi.cast("uintptr_t", stream.handle))
     if env.simulation and env.plan.compare:
         env.note("on the stub, copies of a few KiB (and batched launches) also time waking the "
                  "stub's worker threads, which depends on how fast calls arrive: their rocpy/raw "
@@ -203,7 +206,12 @@ def build(env: Env) -> list[Bench]:
                 reference = "raw"
                 if loops is not None:
                     from rocpy.hip import lib
-                    variants["C"] = loops.copier(d, s, size, getattr(lib, _KINDS[direction]), ops)
+                    # on rocpy's stream: which stream a copy goes to moves a 4 KiB pageable
+                    # copy by 0.3 us on the H200 for every caller (benchmarks/results/
+                    # 2026-12-04-h200-nvidia-session10-copy-floor.txt); one stream leaves
+                    # the callers' own costs
+                    variants["C"] = loops.copier(d, s, size, getattr(lib, _KINDS[direction]), ops,
+                                                 stream_address)
                 for peer in peers:
                     fn = peer.variant("copy", direction=direction, memory=memory, dst=d, src=s,
                                       nbytes=size, ops=ops)
