@@ -184,6 +184,7 @@ def build(env: Env) -> list[Bench]:
     stream = env.stream
     from ..c_reference import c_loops
     loops = c_loops(env)
+    stream_address = 0                  # the C variant's stream: rocpy's (nvidia only)
     if loops is not None:
         from rocpy.hip import ffi
         stream_address = int(ffi.cast("uintptr_t", stream.handle))
