@@ -12,8 +12,8 @@ no-op C function through ctypes.CDLL, which releases it, and ctypes.PyDLL, which
 not: rocpy's launch releases it, as cuda.core's, CuPy's and Triton's launchers do).
 
 Copy (4 KiB each way and device to device, 16 async copies and one synchronize per
-timed call, as rocpy bench's copy cases): rocpy, raw cffi, the C loop, and CuPy where
-installed, each on its own stream and on rocpy's: whether a gap to C or to CuPy is
+timed call, as rocpy bench's copy cases): rocpy, raw cffi, the C loop, and CuPy and
+cuda.core where installed, each on its own stream and on rocpy's: whether a gap to C or to CuPy is
 the caller's or the stream's; and on nvidia the CUDA runtime under rocpy called per
 copy through ctypes with the GIL released and held: what the release costs there.
 
@@ -57,11 +57,12 @@ def _nop_kernel(module: Any, nop_address: int) -> Any:
     return k
 
 
-def _repeat(fn: Callable[..., object], n: int, *args: Any) -> Callable[[], None]:
-    """``n`` calls of ``fn(*args)``; an int result other than 0 (a failed status) raises."""
+def _repeat(fn: Callable[..., object], n: int, *args: Any, **kwargs: Any) -> Callable[[], None]:
+    """``n`` calls of ``fn(*args, **kwargs)``; an int result other than 0 (a failed
+    status) raises."""
     def run() -> None:
         for _ in range(n):
-            r = fn(*args)
+            r = fn(*args, **kwargs)
             if type(r) is int and r != 0:
                 raise RuntimeError(f"{getattr(fn, '__name__', fn)} returned {r!r}")
     return run
@@ -124,6 +125,24 @@ def _cudart_path() -> str | None:
     except OSError:
         pass
     return None
+
+
+def _cuda_core(stream: Any) -> tuple[Any, tuple[Any, Any]]:
+    """cuda.core (``cuda.core`` from 0.3, else ``cuda.core.experimental``) and two of its
+    streams: its own, and rocpy's ``stream`` wrapped (``Device.create_stream`` takes an
+    object with ``__cuda_stream__``)."""
+    import importlib
+    try:
+        cc = importlib.import_module("cuda.core")
+        if not hasattr(cc, "Device"):
+            raise AttributeError("cuda.core.Device")
+    except (ImportError, AttributeError):
+        cc = importlib.import_module("cuda.core.experimental")
+    dev = cc.Device(0)
+    dev.set_current()
+    if not hasattr(cc.Buffer, "from_handle"):
+        raise AttributeError("cuda.core.Buffer.from_handle")
+    return cc, (dev.create_stream(), dev.create_stream(stream))
 
 
 def _copy_variants(env: dict[str, Any], direction: str, memory: str) -> Variants:
@@ -204,6 +223,24 @@ def _copy_variants(env: dict[str, Any], direction: str, memory: str) -> Variants
             rt.streamSynchronize(int(ffi.cast("uintptr_t", sh)))
         variants["CuPy (its own stream)"] = cupy_own
         variants["CuPy (rocpy's stream)"] = cupy_rocpy_stream
+    core = env.get("cuda.core")
+    if core is not None:
+        # cuda.core's Buffer.copy_from (cuMemcpyAsync) between the same addresses, on its
+        # own stream and on rocpy's (wrapped through rocpy's __cuda_stream__)
+        cc, streams = core
+        dst_b, src_b = cc.Buffer.from_handle(d, COPY_BYTES), cc.Buffer.from_handle(sp, COPY_BYTES)
+        for where, cstream in zip(("its own stream", "rocpy's stream"), streams):
+            batch = _repeat(dst_b.copy_from, COPIES, src_b, stream=cstream)
+
+            def core_copies(batch: Callable[[], None] = batch, cstream: Any = cstream) -> None:
+                batch()
+                cstream.sync()
+            try:                 # a peer's problem leaves its rows out, never the run
+                core_copies()
+            except Exception as exc:
+                print(f"floor: no cuda.core row on {where} ({type(exc).__name__}: {exc})")
+                continue
+            variants[f"cuda.core ({where})"] = core_copies
     return variants
 
 
@@ -239,6 +276,10 @@ def main(argv: list[str]) -> int:
             env["cupy"], env["cupy_stream"] = cupy, cupy.cuda.Stream(non_blocking=True)
         except Exception:       # not installed, or no CUDA for it: no CuPy rows
             pass
+        try:
+            env["cuda.core"] = _cuda_core(s)
+        except Exception as exc:     # not installed, or an API this script does not know
+            print(f"floor: no cuda.core rows ({type(exc).__name__}: {exc})")
 
     def settle() -> None:
         s.sync()
