@@ -50,6 +50,8 @@ def main(argv: list[str]) -> int:
         for c in ref.get("compared") or []:
             c_ref[c["case"]] = c["c_us"]
     sizes = {c["name"]: _size(c) for c in d["cases"]}
+    # each case's C figure: the in-process loop of the same rounds, else hip_ref's
+    c_of = {name: v.get("C", c_ref.get(name)) for name, v in med.items()}
     meta = d.get("meta", {})
     print(f"# rocpy bench --compare medians (us per op), {meta.get('device', d.get('device'))}, "
           f"backend {d.get('backend')}, {d.get('date')}")
@@ -62,7 +64,7 @@ def main(argv: list[str]) -> int:
         n = sizes.get(name)
         is_latency = n is None or n <= LATENCY_MAX
         row = [v.get("rocpy"), py.get(name, {}).get("rocpy"), v.get("raw"),
-               v.get("cuda.core"), v.get("CuPy"), _c_of(v, c_ref, name)]
+               v.get("cuda.core"), v.get("CuPy"), c_of[name]]
         cells = "".join(f"{x:12.3f}" if x is not None else f"{'-':>12s}" for x in row)
         verdict = ""
         r = v.get("rocpy")
@@ -79,8 +81,8 @@ def main(argv: list[str]) -> int:
             verdict = "latency: " + (", ".join(bad) if bad else "ok")
             if bad:
                 fails.append(name)
-        elif n is not None and n >= 64 << 20 and _c_of(v, c_ref, name) and r:
-            ratio = _c_of(v, c_ref, name) / r
+        elif n is not None and n >= 64 << 20 and c_of[name] and r:
+            ratio = c_of[name] / r
             verdict = f"C/rocpy {ratio:.3f}" + (" ok" if ratio >= 0.99 else " < 0.99")
         print(f"{name:34s}{cells}  {verdict}")
     print(f"# latency cases: {latency}; rocpy above a peer in {above_peer}, above raw in "
@@ -101,9 +103,8 @@ def main(argv: list[str]) -> int:
               + (f"; hip_ref {c_ref[case]:.3f} us" if "C" in med[case] and case in c_ref
                  else ""))
     _against_c(med, sizes)
-    big = [(name, _c_of(med[name], c_ref, name) / med[name]["rocpy"])
-           for name, n in sizes.items()
-           if n and n >= 64 << 20 and _c_of(med[name], c_ref, name) and med[name].get("rocpy")]
+    big = [(name, c_of[name] / med[name]["rocpy"]) for name, n in sizes.items()
+           if n and n >= 64 << 20 and c_of.get(name) and med[name].get("rocpy")]
     if big:
         worst = min(big, key=lambda x: x[1])
         where = "in-process C" if all("C" in med[name] for name, _ in big) else "C"
@@ -127,12 +128,6 @@ def main(argv: list[str]) -> int:
     if len(argv) > 2:
         _stub_goal(argv[2])
     return 0
-
-
-def _c_of(v: dict, c_ref: dict, name: str) -> float | None:
-    """A case's C figure: the in-process loop of the same rounds, else hip_ref's."""
-    c: float | None = v.get("C", c_ref.get(name))
-    return c
 
 
 def _against_c(med: dict, sizes: dict) -> None:

@@ -43,17 +43,11 @@ Variants = dict[str, Callable[[], object]]
 
 def _nop_kernel(module: Any, nop_address: int) -> Any:
     """The module's ``empty`` with its compiled Launcher calling ``nop_address`` in place
-    of hipModuleLaunchKernel (rocpy/hip/_launch_plan.py `_hot_launcher`'s arguments)."""
-    from rocpy import _hotpath
-    from rocpy.codeobject.argconv import _POINTER_TYPES
-    from rocpy.hip import Stream, _api, _launch_plan, ffi
+    of hipModuleLaunchKernel."""
+    from rocpy.hip import _launch_plan
+    from rocpy.hip._api import api
     k = module["empty"]
-    layout = k._layout
-    keys = tuple(int(ffi.cast("uintptr_t", key)) for key in _launch_plan._launch_param_keys())
-    k._launcher = _hotpath.module().Launcher(
-        nop_address, _api.address(k._h), k._dev_index, layout.size, layout._explicit_end, keys,
-        _launch_plan._param_spec(layout), Stream, _POINTER_TYPES, _launch_plan._buffer_types(),
-        type(k)._launch_py, type(k)._configure)
+    k._launcher = _launch_plan._hot_launcher(k, api(), nop_address)
     return k
 
 
@@ -128,16 +122,10 @@ def _cudart_path() -> str | None:
 
 
 def _cuda_core(stream: Any) -> tuple[Any, tuple[Any, Any]]:
-    """cuda.core (``cuda.core`` from 0.3, else ``cuda.core.experimental``) and two of its
-    streams: its own, and rocpy's ``stream`` wrapped (``Device.create_stream`` takes an
-    object with ``__cuda_stream__``)."""
-    import importlib
-    try:
-        cc = importlib.import_module("cuda.core")
-        if not hasattr(cc, "Device"):
-            raise AttributeError("cuda.core.Device")
-    except (ImportError, AttributeError):
-        cc = importlib.import_module("cuda.core.experimental")
+    """cuda.core and two of its streams: its own, and rocpy's ``stream`` wrapped
+    (``Device.create_stream`` takes an object with ``__cuda_stream__``)."""
+    from rocpy.bench.compare import cuda_core_module
+    cc = cuda_core_module()
     dev = cc.Device(0)
     dev.set_current()
     if not hasattr(cc.Buffer, "from_handle"):
@@ -148,6 +136,7 @@ def _cuda_core(stream: Any) -> tuple[Any, tuple[Any, Any]]:
 def _copy_variants(env: dict[str, Any], direction: str, memory: str) -> Variants:
     import numpy as np
 
+    from rocpy.bench.cases.copy import _KINDS, Memory
     from rocpy.hip import ffi, lib
     s, loops, dev = env["stream"], env["loops"], env["device"]
     buffers = env.setdefault("buffers", {})
@@ -160,13 +149,10 @@ def _copy_variants(env: dict[str, Any], direction: str, memory: str) -> Variants
     host = buffers[memory] if memory != "device" else None
     dst, src = {"H2D": (buffers["dev_a"], host), "D2H": (host, buffers["dev_a"]),
                 "D2D": (buffers["dev_b"], buffers["dev_a"])}[direction]
-
-    def address(x: Any) -> int:
-        return int(x.ctypes.data) if isinstance(x, np.ndarray) else int(x.ptr)
-    d, sp = address(dst), address(src)
-    kind = {"H2D": lib.hipMemcpyHostToDevice, "D2H": lib.hipMemcpyDeviceToHost,
-            "D2D": lib.hipMemcpyDeviceToDevice}[direction]
+    d, sp = Memory.address(dst), Memory.address(src)
+    kind = getattr(lib, _KINDS[direction])
     sh, sync = s.handle, s.sync
+    shi = int(ffi.cast("uintptr_t", sh))       # the handle as an int (ctypes, CuPy)
     if direction == "D2H":
         copy = _repeat(src.copy_to, COPIES, dst, s)
     else:
@@ -186,14 +172,12 @@ def _copy_variants(env: dict[str, Any], direction: str, memory: str) -> Variants
                           "raw cffi (rocpy's stream)": raw_copies}
     if loops is not None:
         variants["C (its own stream)"] = loops.copier(d, sp, COPY_BYTES, kind, COPIES)
-        variants["C (rocpy's stream)"] = loops.copier(d, sp, COPY_BYTES, kind, COPIES,
-                                                      int(ffi.cast("uintptr_t", sh)))
+        variants["C (rocpy's stream)"] = loops.copier(d, sp, COPY_BYTES, kind, COPIES, shi)
     cudart = _cudart_path() if env["backend"] == "nvidia" else None
     if cudart is not None:
         # the CUDA runtime under rocpy (HIP's NVIDIA platform inlines hipMemcpyAsync into
         # cudaMemcpyAsync) called per copy from Python: ctypes.CDLL releases the GIL around
         # each call, PyDLL keeps it; against raw cffi (which releases it) and C
-        shi = int(ffi.cast("uintptr_t", sh))
         for how, loader in (("GIL released", ctypes.CDLL), ("GIL held", ctypes.PyDLL)):
             fn = loader(cudart).cudaMemcpyAsync
             fn.restype = ctypes.c_int
@@ -211,8 +195,7 @@ def _copy_variants(env: dict[str, Any], direction: str, memory: str) -> Variants
         ckind = {"H2D": rt.memcpyHostToDevice, "D2H": rt.memcpyDeviceToHost,
                  "D2D": rt.memcpyDeviceToDevice}[direction]
         own = _repeat(rt.memcpyAsync, COPIES, d, sp, COPY_BYTES, ckind, cs.ptr)
-        theirs = _repeat(rt.memcpyAsync, COPIES, d, sp, COPY_BYTES, ckind,
-                         int(ffi.cast("uintptr_t", sh)))
+        theirs = _repeat(rt.memcpyAsync, COPIES, d, sp, COPY_BYTES, ckind, shi)
 
         def cupy_own() -> None:
             own()
@@ -220,7 +203,7 @@ def _copy_variants(env: dict[str, Any], direction: str, memory: str) -> Variants
 
         def cupy_rocpy_stream() -> None:
             theirs()
-            rt.streamSynchronize(int(ffi.cast("uintptr_t", sh)))
+            rt.streamSynchronize(shi)
         variants["CuPy (its own stream)"] = cupy_own
         variants["CuPy (rocpy's stream)"] = cupy_rocpy_stream
     core = env.get("cuda.core")

@@ -54,9 +54,9 @@ class CLoops:
     """benchmarks/c/hip_ref_loops.c loaded in this process: ``launch(n)``, ``launch4(n)``,
     ``launch_extra0(n)`` (n launches of ``empty`` / the 4-argument ``vadd`` / ``empty``
     with a 0-byte ``extra``, from C), ``copier(...)`` (a batch of async copies and a
-    synchronize, on its stream or a given one) and ``sync()`` of its stream, each raising RuntimeError on a failed
-    call: the "C" variant of the launch and copy cases, timed in the same rounds as the
-    others."""
+    synchronize, on its stream or a given one) and ``sync()`` of its stream, each
+    raising RuntimeError on a failed call: the "C" variant of the launch and copy cases,
+    timed in the same rounds as the others."""
 
     def __init__(self, path: str, kernel_file: str) -> None:
         import ctypes

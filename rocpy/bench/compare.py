@@ -252,6 +252,18 @@ class CuPy(Peer):
         return run
 
 
+def cuda_core_module() -> Any:
+    """cuda.core's namespace: ``cuda.core`` (0.3+ exports ``Device`` there), else
+    ``cuda.core.experimental``; ImportError where neither is installed."""
+    try:
+        cc = _import("cuda.core")
+        if not hasattr(cc, "Device"):
+            raise AttributeError("cuda.core.Device")
+    except (ImportError, AttributeError):
+        cc = _import("cuda.core.experimental")
+    return cc
+
+
 class CudaCore(Peer):
     """NVIDIA's cuda.core: ``launch(stream, config, kernel)`` and ``Buffer`` copies."""
 
@@ -261,13 +273,7 @@ class CudaCore(Peer):
 
     def setup(self, env: Any) -> None:
         self.env = env
-        try:
-            cc = _import("cuda.core")      # 0.3+ exports Device here; older ones in .experimental
-            if not hasattr(cc, "Device"):
-                raise AttributeError("cuda.core.Device")
-        except (ImportError, AttributeError):
-            cc = _import("cuda.core.experimental")
-        self.cc = cc
+        self.cc = cc = cuda_core_module()
         self.dev = cc.Device(env.device.index)
         self.dev.set_current()
         self.stream = self.dev.create_stream()

@@ -195,15 +195,20 @@ def _param_spec(layout: codeobject.KernargLayout) -> tuple[tuple[Any, ...], ...]
     return tuple(spec)
 
 
-def _hot_launcher(k: Kernel, a: Any) -> Any:
-    """The kernel's `rocpy._hot.Launcher`, or None where the compiled path is off."""
+def _hot_launcher(k: Kernel, a: Any, fn: int | None = None) -> Any:
+    """The kernel's `rocpy._hot.Launcher`, or None where the compiled path is off.
+
+    ``fn``: the launch function's address; None, the runtime's
+    ``hipModuleLaunchKernel`` (benchmarks/device/floor.py gives a no-op, to time the
+    binding alone)."""
     hot = _hotpath.module()
     if hot is None:
         return None
     from ..codeobject.argconv import _POINTER_TYPES
     ffi, lib = a.ffi, a.lib
     layout = k._layout
-    fn = int(ffi.cast("uintptr_t", ffi.addressof(lib, "hipModuleLaunchKernel")))
+    if fn is None:
+        fn = int(ffi.cast("uintptr_t", ffi.addressof(lib, "hipModuleLaunchKernel")))
     keys = tuple(int(ffi.cast("uintptr_t", key)) for key in _launch_param_keys())
     return hot.Launcher(fn, _api.address(k._h), k._dev_index, layout.size,
                         layout._explicit_end, keys, _param_spec(layout), Stream,

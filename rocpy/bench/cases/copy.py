@@ -185,8 +185,8 @@ def build(env: Env) -> list[Bench]:
     from ..c_reference import c_loops
     loops = c_loops(env)
     stream_address = 0                  # the C variant's stream: rocpy's (nvidia only)
+    from rocpy.hip import ffi, lib
     if loops is not None:
-        from rocpy.hip import ffi
         stream_address = int(ffi.cast("uintptr_t", stream.handle))
     if env.simulation and env.plan.compare:
         env.note("on the stub, copies of a few KiB (and batched launches) also time waking the "
@@ -206,7 +206,6 @@ def build(env: Env) -> list[Bench]:
                 variants["raw"] = _raw_copy(d, s, size, direction, ops, stream)
                 reference = "raw"
                 if loops is not None:
-                    from rocpy.hip import lib
                     # on rocpy's stream: which stream a copy goes to moves a 4 KiB pageable
                     # copy by 0.3 us on the H200 for every caller (benchmarks/results/
                     # 2026-12-04-h200-nvidia-session10-copy-floor.txt); one stream leaves
