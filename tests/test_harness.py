@@ -7,13 +7,14 @@ from __future__ import annotations
 import gc
 import json
 import statistics
+from collections import Counter
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from rocpy.bench import Case, Progress, Stats, run_cases
-from rocpy.bench.harness import SCHEMA, machine_info, percentile
+from rocpy.bench.harness import SCHEMA, balanced_orders, machine_info, percentile
 
 
 class FakeClock:
@@ -71,12 +72,32 @@ def test_stats_are_per_operation_in_the_case_unit():
     assert s.n == 3
 
 
-def test_variants_interleave_round_robin_and_warmup_is_dropped():
+def test_variants_interleave_in_balanced_orders_and_warmup_is_dropped():
     clock, log = FakeClock(), []
     case = Case("c", {n: clock.variant(1, log=log, name=n) for n in "abc"})
-    res = run([case], repeat=3, warmup=1, clock=clock)
-    assert log == list("abc" "bca" "cab" "abc")
-    assert {n: len(v.samples_ns) for n, v in res.cases[0].variants.items()} == {"a": 3, "b": 3, "c": 3}
+    res = run([case], repeat=6, warmup=1, clock=clock)
+    # the Williams orders of three, then their reverses, the first again after six
+    assert log == list("abc" "bca" "cab" "cba" "acb" "bac" "abc")
+    assert {n: len(v.samples_ns) for n, v in res.cases[0].variants.items()} == {
+        "a": 6, "b": 6, "c": 6}
+
+
+@pytest.mark.parametrize("n", range(1, 10))
+def test_balanced_orders_put_each_variant_after_each_other_equally_often(n):
+    orders = balanced_orders(n)
+    assert len(orders) == (2 * n if n % 2 and n > 1 else n)
+    assert all(sorted(order) == list(range(n)) for order in orders)
+    for position in range(n):              # each variant in each position equally often
+        column = Counter(order[position] for order in orders)
+        assert set(column.values()) == {len(orders) // n}
+    follows = Counter((a, b) for order in orders for a, b in zip(order, order[1:]))
+    if n > 1:                              # each ordered pair adjacent equally often
+        assert len(follows) == n * (n - 1) and len(set(follows.values())) == 1
+
+
+def test_balanced_orders_refuse_no_variants():
+    with pytest.raises(ValueError, match="at least one variant"):
+        balanced_orders(0)
 
 
 def test_settle_runs_after_every_timed_call_and_is_not_timed():

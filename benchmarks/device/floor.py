@@ -1,5 +1,6 @@
 """Where rocpy's time over C goes, measured in one process, variants interleaved each
-round, medians in microseconds per operation.
+round by rocpy bench's harness (rocpy/bench/harness.py: balanced orders, warm-up
+dropped), medians in microseconds per operation.
 
 Launch (an empty kernel, 100 launches per timed call, the stream synchronized after
 each, untimed): ``k.launch(1, 1, (), s)`` with the real runtime; the same compiled path
@@ -27,9 +28,7 @@ from __future__ import annotations
 import argparse
 import ctypes
 import json
-import statistics
 import sys
-import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -64,19 +63,12 @@ def _repeat(fn: Callable[..., object], n: int, *args: Any, **kwargs: Any) -> Cal
 
 def _medians(variants: Variants, rounds: int, settle: Callable[[], object],
              per: int) -> dict[str, float]:
-    """Each variant timed once per round, in order, ``settle`` after each (untimed)."""
-    samples: dict[str, list[float]] = {name: [] for name in variants}
-    for _ in range(3):                                  # warm-up
-        for run in variants.values():
-            run()
-            settle()
-    for _ in range(rounds):
-        for name, run in variants.items():
-            t = time.perf_counter_ns()
-            run()
-            samples[name].append((time.perf_counter_ns() - t) / 1e3 / per)
-            settle()
-    return {name: statistics.median(v) for name, v in samples.items()}
+    """Each variant timed once per round (the harness's orders), ``settle`` after each
+    (untimed); the median per operation, in microseconds."""
+    from rocpy.bench import Case, run_cases
+    case = Case("floor", variants, ops=per, settle=settle)
+    result = run_cases([case], repeat=rounds, warmup=3).cases[0]
+    return {name: v.stats.median for name, v in result.variants.items()}
 
 
 def _print(title: str, medians: dict[str, float], base_name: str) -> None:

@@ -9,8 +9,14 @@
   does not apply to this backend, or fails its setup is skipped with a note,
   and a peer variant that fails its first call is left out of that case.
 
-Peers copy between the same allocations rocpy's cases use (addresses), on a
-stream of their own, and launch their own load of the same code object.
+Peers copy between the same allocations rocpy's cases use (addresses) and
+launch their own load of the same code object.  On NVIDIA they enqueue on
+rocpy's stream (``env.stream``, wrapped through its ``__cuda_stream__``), as the
+C loops do: which of two streams made alike a copy goes to moves a 4 KiB
+pageable copy by up to 0.6 us on the H200, for every caller (benchmarks/
+results/2026-12-04-h200-nvidia-session10-copy-floor.txt, and floor.py's rows
+"on its own stream" / "on rocpy's"), so one stream leaves each caller's own
+cost.  hip-python keeps a stream of its own.
 """
 from __future__ import annotations
 
@@ -166,7 +172,9 @@ class CuPy(Peer):
         self.env = env
         self.cp = cp = _import("cupy")
         cp.cuda.Device(env.device.index).use()
-        self.stream = cp.cuda.Stream(non_blocking=True)
+        self.own_stream = cp.cuda.Stream(non_blocking=True)   # graph capture only
+        # rocpy's stream (the module docstring says why); CuPy never destroys it
+        self.stream = cp.cuda.ExternalStream(env.stream.__cuda_stream__()[1])
         self.rt = cp.cuda.runtime
         self._func = None
 
@@ -238,13 +246,15 @@ class CuPy(Peer):
         return run
 
     def v_graph(self, n: int) -> Callable[[], object]:
-        f, s = self._function(), self.stream
-        s.begin_capture()
+        # captured on CuPy's own stream (rocpy does not see a capture it did not begin),
+        # launched on the shared one
+        f, own, s = self._function(), self.own_stream, self.stream
+        own.begin_capture()
         try:
             for _ in range(n):
-                f((1,), (1,), (), stream=s)
+                f((1,), (1,), (), stream=own)
         finally:
-            graph = s.end_capture()
+            graph = own.end_capture()
 
         def run() -> None:
             graph.launch(s)
@@ -276,7 +286,9 @@ class CudaCore(Peer):
         self.cc = cc = cuda_core_module()
         self.dev = cc.Device(env.device.index)
         self.dev.set_current()
-        self.stream = self.dev.create_stream()
+        # rocpy's stream, wrapped (the module docstring says why); closing the wrapper
+        # leaves rocpy's stream alone
+        self.stream = self.dev.create_stream(env.stream)
         self._code: Any = None
 
     def close(self) -> None:

@@ -2,8 +2,10 @@
 
 Each `Case` names a few variants (rocpy, raw cffi, a peer library, ...) doing
 the same thing.  `run_cases` times them interleaved: every repetition runs
-each variant once, starting from a different variant each time, so drift
-(clocks, thermal state, other load) hits all variants alike.  Results give
+each variant once, so drift (clocks, thermal state, other load) hits all
+variants alike, in orders that put every variant after every other one
+equally often (`balanced_orders`), so what one variant leaves behind (a warm
+stream, a busy queue) is not charged to one neighbour.  Results give
 per-operation medians with their spread, ratios against a reference variant,
 bandwidth where a case moves bytes, and the machine they were measured on.
 
@@ -207,8 +209,8 @@ def run_cases(cases: Sequence[Case], repeat: int = 30, warmup: int = 3,
               clock: Callable[[], int] = time.perf_counter_ns) -> Results:
     """Time every case's variants, interleaved, and summarize.
 
-    Each of `warmup` + `repeat` repetitions calls every variant once, the
-    starting variant rotating; warm-up samples are dropped.  The collector is
+    Each of `warmup` + `repeat` repetitions calls every variant once, in the
+    orders of `balanced_orders` taken in turn; warm-up samples are dropped.  The collector is
     off while a case runs (``disable_gc``) and runs between cases.  `progress`
     is called after every repetition.  `meta` adds to or overrides the machine
     description (`machine_info`); `hostname` includes the host's name.
@@ -234,15 +236,40 @@ def run_cases(cases: Sequence[Case], repeat: int = 30, warmup: int = 3,
     return Results(results, info, config)
 
 
+def balanced_orders(n: int) -> list[list[int]]:
+    """Orders of ``n`` variants, one per repetition, used in turn: each variant is in each
+    position, and directly after each other variant, equally often over a full cycle.
+
+    A Williams design (balanced Latin square): ``n`` orders for an even ``n``, those
+    and their reverses for an odd one.  A rotating start would not do: ``b`` would
+    almost always follow ``a``, and whatever ``a`` leaves behind would be charged to
+    ``b`` in every repetition.
+    """
+    if n < 1:
+        raise ValueError("balanced_orders needs at least one variant")
+    first, low, high = [0], 1, n - 1
+    while low <= high:                  # 0, 1, n-1, 2, n-2, ...
+        first.append(low)
+        low += 1
+        if low <= high:
+            first.append(high)
+            high -= 1
+    orders = [[(v + shift) % n for v in first] for shift in range(n)]
+    if n % 2 and n > 1:
+        orders += [order[::-1] for order in orders]
+    return orders
+
+
 def _measure(case: Case, repeat: int, warmup: int, clock: Callable[[], int],
              progress: Callable[[Progress], object] | None, index: int,
              cases: int) -> dict[str, list[int]]:
     names = list(case.variants)
+    orders = balanced_orders(len(names))
     samples: dict[str, list[int]] = {name: [] for name in names}
     total = warmup + repeat
     for rep in range(total):
-        start = rep % len(names)
-        for name in names[start:] + names[:start]:
+        for i in orders[rep % len(orders)]:
+            name = names[i]
             fn = case.variants[name]
             t0 = clock()
             fn()

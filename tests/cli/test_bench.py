@@ -594,3 +594,58 @@ def test_floor_runs_and_its_no_op_kernel_calls_the_function_given(tmp_path, caps
         s.sync()
     assert nop.nop_calls() == 3
     module.close()
+
+
+def test_the_nvidia_peers_enqueue_on_rocpys_stream(monkeypatch):
+    """CuPy and cuda.core get rocpy's stream (its ``__cuda_stream__`` handle, wrapped);
+    CuPy captures graphs on a stream of its own and launches them on rocpy's."""
+    from types import SimpleNamespace
+
+    from rocpy.bench import compare
+    made: list[tuple[str, object]] = []
+
+    class FakeStream:
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            self.args, self.ptr = args, args[0] if args else 0
+            made.append((type(self).__name__, args))
+
+        def synchronize(self) -> None:
+            pass
+
+    class Stream(FakeStream):
+        pass
+
+    class ExternalStream(FakeStream):
+        pass
+
+    cupy = SimpleNamespace(cuda=SimpleNamespace(
+        Device=lambda i: SimpleNamespace(use=lambda: None), Stream=Stream,
+        ExternalStream=ExternalStream, runtime=SimpleNamespace()))
+
+    class FakeDevice:
+        def __init__(self, index: int) -> None:
+            self.index = index
+
+        def set_current(self) -> None:
+            pass
+
+        def create_stream(self, obj: object = None) -> object:
+            made.append(("create_stream", obj))
+            return SimpleNamespace(of=obj, close=lambda: None)
+
+    core = SimpleNamespace(Device=FakeDevice)
+    modules = {"cupy": cupy, "cuda.core": core}
+    monkeypatch.setattr(compare, "_import", lambda name: modules[name])
+
+    class RocpyStream:
+        def __cuda_stream__(self) -> tuple[int, int]:
+            return 0, 0x7F00DEADBEE0
+    rocpy_stream = RocpyStream()
+    env = SimpleNamespace(device=SimpleNamespace(index=0), stream=rocpy_stream)
+    cp_peer, core_peer = compare.CuPy(), compare.CudaCore()
+    cp_peer.setup(env)
+    core_peer.setup(env)
+    assert isinstance(cp_peer.stream, ExternalStream) and cp_peer.stream.ptr == 0x7F00DEADBEE0
+    assert isinstance(cp_peer.own_stream, Stream) and cp_peer.own_stream is not cp_peer.stream
+    assert core_peer.stream.of is rocpy_stream
+    assert ("create_stream", rocpy_stream) in made

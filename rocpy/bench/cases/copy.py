@@ -14,7 +14,7 @@ plots show the distribution of single round trips.
 With ``--compare``: ``raw`` makes the same ``hipMemcpyAsync`` /
 ``hipStreamSynchronize`` (``hipMemcpy``) calls through ``rocpy.hip.lib``
 with arguments prepared beforehand, and the peers (`rocpy.bench.compare`)
-copy between the same allocations.  On nvidia, the asynchronous copies have a
+copy between the same allocations, on NVIDIA on rocpy's stream.  On nvidia, the asynchronous copies have a
 ``C`` variant too: the same batch made from C in this process and rounds, on
 rocpy's stream (benchmarks/c/hip_ref_loops.c, `rocpy.bench.c_reference.c_loops`),
 which tells what the binding costs from what HIP and its CUDA runtime cost.
