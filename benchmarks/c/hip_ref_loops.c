@@ -17,6 +17,11 @@
  *                                          ops hipMemcpyAsync on that stream, then one
  *                                          hipStreamSynchronize: rocpy bench's copy cases
  *   int ref_copy_on(..., int ops, void *stream)  the same on another stream (rocpy's)
+ *   int ref_copy_spaced(..., int ops, void *stream, long gap_ns)  the same with the CPU
+ *                                          spinning gap_ns after each hipMemcpyAsync:
+ *                                          a caller that takes that long between copies
+ *                                          (floor.py: whether a slower caller makes the
+ *                                          runtime's own part slower)
  *   int ref_sync(void)                     hipStreamSynchronize of that stream
  *   hipError_t ref_nop_launch(...)         hipModuleLaunchKernel's signature, does nothing:
  *                                          a runtime function that costs nothing, for
@@ -27,7 +32,9 @@
  * Each returns the first failing call's hipError_t, or 0.  The caller times the calls;
  * a loop's own overhead is one ctypes call per n launches (ops copies).
  */
+#define _POSIX_C_SOURCE 199309L   /* clock_gettime */
 #include <stddef.h>
+#include <time.h>
 
 #include <hip/hip_runtime_api.h>
 
@@ -106,6 +113,27 @@ int ref_copy(void *dst, const void *src, size_t size, int kind, int ops)
 int ref_copy_on(void *dst, const void *src, size_t size, int kind, int ops, void *on)
 {
     return copies(dst, src, size, kind, ops, (hipStream_t)on);
+}
+
+static long long now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+int ref_copy_spaced(void *dst, const void *src, size_t size, int kind, int ops, void *on,
+                    long gap_ns)
+{
+    for (int i = 0; i < ops; i++) {
+        hipError_t e = hipMemcpyAsync(dst, src, size, (hipMemcpyKind)kind, (hipStream_t)on);
+        if (e)
+            return (int)e;
+        long long until = now_ns() + gap_ns;
+        while (now_ns() < until)
+            ;
+    }
+    return (int)hipStreamSynchronize((hipStream_t)on);
 }
 
 int ref_sync(void)

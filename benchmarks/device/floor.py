@@ -16,7 +16,10 @@ Copy (4 KiB each way and device to device, 16 async copies and one synchronize p
 timed call, as rocpy bench's copy cases): rocpy, raw cffi, the C loop, and CuPy and
 cuda.core where installed, each on its own stream and on rocpy's: whether a gap to C or to CuPy is
 the caller's or the stream's; and on nvidia the CUDA runtime under rocpy called per
-copy through ctypes with the GIL released and held: what the release costs there.
+copy through ctypes with the GIL released and held: what the release costs there; and
+the C loop with the CPU spinning 150, 300 and 600 ns after each copy, the spin taken off
+(``ref_copy_spaced``): whether calls that arrive as far apart as a binding's make the
+runtime's own part of each copy slower.
 
     python benchmarks/device/floor.py [--only launch|copy] [--rounds N] [--json FILE]
 
@@ -38,6 +41,13 @@ LAUNCHES = 100
 COPIES = 16
 COPY_BYTES = 4096
 Variants = dict[str, Callable[[], object]]
+#: C copies with the CPU spinning this long after each (the spin subtracted from the row):
+#: whether a caller that takes rocpy's time between copies makes the runtime's part slower
+GAPS_NS = (150, 300, 600)
+
+
+def _spaced(gap_ns: int) -> str:
+    return f"C (rocpy's stream), {gap_ns} ns apart, spin off"
 
 
 def _nop_kernel(module: Any, nop_address: int) -> Any:
@@ -165,6 +175,8 @@ def _copy_variants(env: dict[str, Any], direction: str, memory: str) -> Variants
     if loops is not None:
         variants["C (its own stream)"] = loops.copier(d, sp, COPY_BYTES, kind, COPIES)
         variants["C (rocpy's stream)"] = loops.copier(d, sp, COPY_BYTES, kind, COPIES, shi)
+        for gap in GAPS_NS:
+            variants[_spaced(gap)] = loops.copier(d, sp, COPY_BYTES, kind, COPIES, shi, gap)
     cudart = _cudart_path() if env["backend"] == "nvidia" else None
     if cudart is not None:
         # the CUDA runtime under rocpy (HIP's NVIDIA platform inlines hipMemcpyAsync into
@@ -272,6 +284,9 @@ def main(argv: list[str]) -> int:
             name = f"{direction} {memory} 4 KiB"
             out[name] = _medians(_copy_variants(env, direction, memory), args.rounds // 4 or 1,
                                  settle, COPIES)
+            for gap in GAPS_NS:
+                if _spaced(gap) in out[name]:
+                    out[name][_spaced(gap)] -= gap / 1e3
             _print(f"copy floor, {name} (" + label.format("copy") + f" of {COPIES})", out[name],
                    "C (its own stream)")
     if args.json:

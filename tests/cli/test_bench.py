@@ -492,6 +492,14 @@ int ref_copy_on(void *dst, const void *src, size_t size, int kind, int ops, void
     return ref_copy(dst, src, size, kind, ops);
 }
 void *copy_stream(void) { return copied_on; }
+static long spaced_by;
+int ref_copy_spaced(void *dst, const void *src, size_t size, int kind, int ops, void *stream,
+                    long gap_ns)
+{
+    spaced_by = gap_ns;
+    return ref_copy_on(dst, src, size, kind, ops, stream);
+}
+long copy_gap(void) { return spaced_by; }
 int ref_sync(void) { synced++; return 0; }
 int counts(void) { return launched * 10000 + launched4 * 100 + launched0 * 10 + synced; }
 int copied(void) { return copies; }
@@ -532,6 +540,15 @@ def test_the_in_process_c_loops_call_the_library_and_raise_its_status(tmp_path, 
     assert (dst_a[:16] == src_a[:16]).all() and not dst_a[16:].any()
     with pytest.raises(RuntimeError, match="ref_copy_on failed with status 11"):
         loops.copier(int(dst_a.ctypes.data), int(src_a.ctypes.data), 8, 9, 1, 1)()
+    # spaced: ref_copy_spaced with the stream and the gap; a gap needs a stream
+    loops.copier(int(dst_a.ctypes.data), int(src_a.ctypes.data), 16, 1, 4, 0x7F00DEADBEE0,
+                 gap_ns=250)()
+    fake.copy_gap.restype = ctypes.c_long
+    assert (fake.copy_gap(), fake.copy_stream(), fake.copied()) == (250, 0x7F00DEADBEE0, 9)
+    with pytest.raises(RuntimeError, match="ref_copy_spaced failed with status 11"):
+        loops.copier(int(dst_a.ctypes.data), int(src_a.ctypes.data), 8, 9, 1, 1, gap_ns=5)()
+    with pytest.raises(ValueError, match="gap_ns needs a stream"):
+        loops.copier(int(dst_a.ctypes.data), int(src_a.ctypes.data), 8, 1, 1, gap_ns=5)
     with pytest.raises(RuntimeError, match="ref_open failed with status 400"):
         c_reference.CLoops(str(lib), "x.cubin")
 
