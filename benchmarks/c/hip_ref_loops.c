@@ -22,6 +22,11 @@
  *                                          a caller that takes that long between copies
  *                                          (floor.py: whether a slower caller makes the
  *                                          runtime's own part slower)
+ *   int ref_copy_through(void *fn, ..., int ops, void *stream)  the same with fn (a
+ *                                          cudaMemcpyAsync of some CUDA runtime, whose
+ *                                          signature HIP's NVIDIA platform shares) in
+ *                                          place of hipMemcpyAsync: which runtime is the
+ *                                          faster one, in one process (floor.py)
  *   int ref_sync(void)                     hipStreamSynchronize of that stream
  *   hipError_t ref_nop_launch(...)         hipModuleLaunchKernel's signature, does nothing:
  *                                          a runtime function that costs nothing, for
@@ -132,6 +137,20 @@ int ref_copy_spaced(void *dst, const void *src, size_t size, int kind, int ops, 
         long long until = now_ns() + gap_ns;
         while (now_ns() < until)
             ;
+    }
+    return (int)hipStreamSynchronize((hipStream_t)on);
+}
+
+typedef int (*memcpy_async_fn)(void *, const void *, size_t, int, void *);
+
+int ref_copy_through(void *fn, void *dst, const void *src, size_t size, int kind, int ops,
+                     void *on)
+{
+    memcpy_async_fn copy = (memcpy_async_fn)fn;
+    for (int i = 0; i < ops; i++) {
+        int e = copy(dst, src, size, kind, on);
+        if (e)
+            return e;
     }
     return (int)hipStreamSynchronize((hipStream_t)on);
 }

@@ -17,9 +17,11 @@ timed call, as rocpy bench's copy cases): rocpy, raw cffi, the C loop, and CuPy 
 cuda.core where installed, each on its own stream and on rocpy's: whether a gap to C or to CuPy is
 the caller's or the stream's; and on nvidia the CUDA runtime under rocpy called per
 copy through ctypes with the GIL released and held: what the release costs there; and
-the C loop with the CPU spinning 150, 300 and 600 ns after each copy, the spin taken off
+the C loop with the CPU spinning 300 ns after each copy, the spin taken off
 (``ref_copy_spaced``): whether calls that arrive as far apart as a binding's make the
-runtime's own part of each copy slower.
+runtime's own part of each copy slower (150, 300 and 600 ns on 2026-12-04: no); and the
+C loop calling each CUDA runtime the process has loaded (rocpy's under HIP's wrapper,
+CuPy's) directly (``ref_copy_through``): which runtime is the faster, in one process.
 
     python benchmarks/device/floor.py [--only launch|copy] [--rounds N] [--json FILE]
 
@@ -43,7 +45,7 @@ COPY_BYTES = 4096
 Variants = dict[str, Callable[[], object]]
 #: C copies with the CPU spinning this long after each (the spin subtracted from the row):
 #: whether a caller that takes rocpy's time between copies makes the runtime's part slower
-GAPS_NS = (150, 300, 600)
+GAPS_NS = (300,)
 
 
 def _spaced(gap_ns: int) -> str:
@@ -110,17 +112,19 @@ def _launch_variants(env: dict[str, Any]) -> Variants:
     return variants
 
 
-def _cudart_path() -> str | None:
-    """The CUDA runtime library this process loaded (rocpy's nvidia backend links it)."""
+def _cudart_paths() -> list[str]:
+    """The CUDA runtime libraries this process has loaded (rocpy's nvidia backend links
+    one; CuPy may load another), each once."""
+    found: list[str] = []
     try:
         with open("/proc/self/maps") as maps:
             for line in maps:
                 path = line.split()[-1]
-                if "/libcudart.so" in path:
-                    return path
+                if "/libcudart.so" in path and path not in found:
+                    found.append(path)
     except OSError:
         pass
-    return None
+    return found
 
 
 def _cuda_core(stream: Any) -> tuple[Any, tuple[Any, Any]]:
@@ -177,7 +181,14 @@ def _copy_variants(env: dict[str, Any], direction: str, memory: str) -> Variants
         variants["C (rocpy's stream)"] = loops.copier(d, sp, COPY_BYTES, kind, COPIES, shi)
         for gap in GAPS_NS:
             variants[_spaced(gap)] = loops.copier(d, sp, COPY_BYTES, kind, COPIES, shi, gap)
-    cudart = _cudart_path() if env["backend"] == "nvidia" else None
+    if loops is not None:
+        # the same C loop calling each loaded runtime's cudaMemcpyAsync itself (rocpy's,
+        # under HIP's inline wrapper, and CuPy's): which runtime is faster, in this process
+        for path in _cudart_paths():
+            via = ctypes.cast(ctypes.CDLL(path).cudaMemcpyAsync, ctypes.c_void_p).value or 0
+            variants[f"C -> {Path(path).name} (rocpy's stream)"] = loops.copier(
+                d, sp, COPY_BYTES, kind, COPIES, shi, via=via)
+    cudart = env.get("rocpy_cudart")
     if cudart is not None:
         # the CUDA runtime under rocpy (HIP's NVIDIA platform inlines hipMemcpyAsync into
         # cudaMemcpyAsync) called per copy from Python: ctypes.CDLL releases the GIL around
@@ -245,6 +256,8 @@ def main(argv: list[str]) -> int:
         print("floor: the compiled path is off (ROCPY_HOT=0 or not built)")
         return 1
     backend = rocpy.backend().name
+    # rocpy's CUDA runtime: the one loaded before any peer's
+    rocpy_cudart = next(iter(_cudart_paths()), None) if backend == "nvidia" else None
     if backend == "stub":
         from rocpy import stub
         for name in ("empty", "vadd"):
@@ -256,7 +269,8 @@ def main(argv: list[str]) -> int:
     loops = CLoops(library, kernel_file) if backend == "nvidia" and Path(library).exists() \
         else None
     env: dict[str, Any] = {"device": dev, "stream": s, "loops": loops, "library": library,
-                           "kernel_file": kernel_file, "backend": backend}
+                           "kernel_file": kernel_file, "backend": backend,
+                           "rocpy_cudart": rocpy_cudart}
     if backend == "nvidia":
         try:
             import cupy

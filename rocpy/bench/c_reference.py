@@ -62,13 +62,14 @@ class CLoops:
         import ctypes
         lib = ctypes.CDLL(path)
         for name in ("ref_open", "ref_launch", "ref_launch4", "ref_launch_extra0", "ref_copy",
-                     "ref_copy_on", "ref_copy_spaced", "ref_sync"):
+                     "ref_copy_on", "ref_copy_spaced", "ref_copy_through", "ref_sync"):
             getattr(lib, name).restype = ctypes.c_int
         copy_args = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
                      ctypes.c_int)
         lib.ref_copy.argtypes = copy_args
         lib.ref_copy_on.argtypes = (*copy_args, ctypes.c_void_p)
         lib.ref_copy_spaced.argtypes = (*copy_args, ctypes.c_void_p, ctypes.c_long)
+        lib.ref_copy_through.argtypes = (ctypes.c_void_p, *copy_args, ctypes.c_void_p)
         self._lib = lib
         self._check(lib.ref_open(kernel_file.encode()), "ref_open")
 
@@ -87,16 +88,23 @@ class CLoops:
         self._check(self._lib.ref_launch_extra0(n), "ref_launch_extra0")
 
     def copier(self, dst: int, src: int, size: int, kind: int, ops: int,
-               stream: int | None = None, gap_ns: int = 0) -> Callable[[], None]:
+               stream: int | None = None, gap_ns: int = 0, via: int = 0) -> Callable[[], None]:
         """A call making ``ops`` ``hipMemcpyAsync(dst, src, size, kind)`` and one
         ``hipStreamSynchronize`` in C (one ctypes call per batch), on ``stream`` (a handle
-        as an int) or, None, on the library's own stream; with ``gap_ns``, the CPU spins
-        that long after each copy (``ref_copy_spaced``, on ``stream``)."""
+        as an int) or, None, on the library's own stream.  On ``stream`` only: with
+        ``gap_ns``, the CPU spins that long after each copy (``ref_copy_spaced``); with
+        ``via``, the address of a function of ``cudaMemcpyAsync``'s signature, that
+        function makes the copies (``ref_copy_through``)."""
+        if (gap_ns or via) and stream is None:
+            raise ValueError("copier: gap_ns and via need a stream")
+        if gap_ns and via:
+            raise ValueError("copier: gap_ns or via, not both")
         if gap_ns:
-            if stream is None:
-                raise ValueError("copier: gap_ns needs a stream")
             name, copy = "ref_copy_spaced", functools.partial(
                 self._lib.ref_copy_spaced, dst, src, size, kind, ops, stream, gap_ns)
+        elif via:
+            name, copy = "ref_copy_through", functools.partial(
+                self._lib.ref_copy_through, via, dst, src, size, kind, ops, stream)
         elif stream is None:
             name, copy = "ref_copy", functools.partial(self._lib.ref_copy, dst, src, size, kind,
                                                         ops)

@@ -500,6 +500,25 @@ int ref_copy_spaced(void *dst, const void *src, size_t size, int kind, int ops, 
     return ref_copy_on(dst, src, size, kind, ops, stream);
 }
 long copy_gap(void) { return spaced_by; }
+typedef int (*copy_fn)(void *, const void *, size_t, int, void *);
+int ref_copy_through(void *fn, void *dst, const void *src, size_t size, int kind, int ops,
+                     void *stream)
+{
+    for (int i = 0; i < ops; i++) {
+        int e = ((copy_fn)fn)(dst, src, size, kind, stream);
+        if (e)
+            return e;
+    }
+    return 0;
+}
+static int through_calls;
+int fake_memcpy_async(void *dst, const void *src, size_t size, int kind, void *stream)
+{
+    through_calls++;
+    memcpy(dst, src, size);
+    return kind == 9 ? 12 : 0;
+}
+int through(void) { return through_calls; }
 int ref_sync(void) { synced++; return 0; }
 int counts(void) { return launched * 10000 + launched4 * 100 + launched0 * 10 + synced; }
 int copied(void) { return copies; }
@@ -547,8 +566,17 @@ def test_the_in_process_c_loops_call_the_library_and_raise_its_status(tmp_path, 
     assert (fake.copy_gap(), fake.copy_stream(), fake.copied()) == (250, 0x7F00DEADBEE0, 9)
     with pytest.raises(RuntimeError, match="ref_copy_spaced failed with status 11"):
         loops.copier(int(dst_a.ctypes.data), int(src_a.ctypes.data), 8, 9, 1, 1, gap_ns=5)()
-    with pytest.raises(ValueError, match="gap_ns needs a stream"):
+    with pytest.raises(ValueError, match="gap_ns and via need a stream"):
         loops.copier(int(dst_a.ctypes.data), int(src_a.ctypes.data), 8, 1, 1, gap_ns=5)
+    # through a given cudaMemcpyAsync-like function: it makes the copies, its status raised
+    fn = ctypes.cast(fake.fake_memcpy_async, ctypes.c_void_p).value
+    dst_a[:] = 0
+    loops.copier(int(dst_a.ctypes.data), int(src_a.ctypes.data), 24, 1, 3, 1, via=fn)()
+    assert fake.through() == 3 and (dst_a[:24] == src_a[:24]).all() and not dst_a[24:].any()
+    with pytest.raises(RuntimeError, match="ref_copy_through failed with status 12"):
+        loops.copier(int(dst_a.ctypes.data), int(src_a.ctypes.data), 8, 9, 1, 1, via=fn)()
+    with pytest.raises(ValueError, match="not both"):
+        loops.copier(int(dst_a.ctypes.data), int(src_a.ctypes.data), 8, 1, 1, 1, 5, fn)
     with pytest.raises(RuntimeError, match="ref_open failed with status 400"):
         c_reference.CLoops(str(lib), "x.cubin")
 
