@@ -12,7 +12,10 @@ Each file may be gzip-compressed (``.json.gz``), as committed runs are.
 Latency cases: copies up to 64 KiB, the 64 B hipMemcpy, launches (enqueue and
 + sync), event record/query, stream query.  Goals: rocpy at or below every peer
 and raw there; empty launch enqueue within 0.3 us of C, 4-argument within
-0.6 us; copies from 64 MiB up at >= 99 % of C (C's time / rocpy's); on the stub
+0.6 us; copies from 64 MiB up at >= 99 % of C (C's time / rocpy's: from the medians,
+and paired, the median of C / rocpy within each repetition with its 95 % interval,
+which takes the drift between repetitions out: a case is met at a paired median of
+0.99 or more, missed when the whole interval lies below, undecided otherwise); on the stub
 (STUB-OVERHEAD.json, ``bench_hip_overhead.py`` with ``ROCPY_BACKEND=stub``) every
 Pythonic call within 1.15x of the raw call.
 """
@@ -20,6 +23,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
+import statistics
 import sys
 
 PEERS = ("cuda.core", "CuPy")
@@ -123,6 +128,7 @@ def main(argv: list[str]) -> int:
             worst = min(vs_raw, key=lambda x: x[1])
             print(f"# copies >= 64 MiB against raw: {sum(r >= 0.99 for _, r in vs_raw)} of "
                   f"{len(vs_raw)} at >= 99 % of raw; worst {worst[0]} {100 * worst[1]:.1f} %")
+    _paired_large(d)
     for ref in d.get("references") or []:
         _pageable_experiment((ref.get("metrics") or {}).get("pageable_experiment"))
     if len(argv) > 2:
@@ -150,6 +156,54 @@ def _against_c(med: dict, sizes: dict) -> None:
             print(f"#   {name:30s}" + "".join(f"{x:+9.3f}" if x is not None else f"{'-':>9s}"
                                           for x in cells))
         print(f"# the C loop itself above a peer in {c_above_peer} of {len(rows)}")
+
+
+def median_interval(xs: list[float], level: float = 0.95) -> tuple[float, float]:
+    """A distribution-free interval for the median of ``xs``: ``[v[k], v[n-1-k]]`` of the
+    sorted values, with the largest k whose coverage, 1 - 2 P(Binomial(n, 1/2) <= k),
+    is at least ``level``; the whole range where even k = 0 falls short (fewer than
+    6 values at 95 %)."""
+    v, n = sorted(xs), len(xs)
+    if not v:
+        raise ValueError("median_interval needs values")
+    tail, best, at_most = (1 - level) / 2, 0, 0.0
+    for k in range(n // 2):
+        at_most += math.comb(n, k) / 2 ** n       # P(X <= k), exact for any n
+        if at_most > tail:
+            break
+        best = k
+    return v[best], v[n - 1 - best]
+
+
+def paired_ratios(case: dict, over: str, under: str) -> list[float]:
+    """``over``'s time / ``under``'s in each repetition of a case (its samples_ns)."""
+    a = case["variants"][over]["samples_ns"]
+    b = case["variants"][under]["samples_ns"]
+    return [x / y for x, y in zip(a, b) if y]
+
+
+def _paired_large(d: dict) -> None:
+    """The >= 64 MiB goal judged on paired ratios (C / rocpy per repetition)."""
+    rows = []
+    for case in d["cases"]:
+        n, v = case.get("bytes_per_op"), case["variants"]
+        if not (n and n >= 64 << 20 and "C" in v and "rocpy" in v
+                and v["C"].get("samples_ns") and v["rocpy"].get("samples_ns")):
+            continue
+        ratios = paired_ratios(case, "C", "rocpy")
+        lo, hi = median_interval(ratios)
+        rows.append((case["name"], statistics.median(ratios), lo, hi, len(ratios)))
+    if not rows:
+        return
+    met = [r for r in rows if r[1] >= 0.99]
+    missed = [r for r in rows if r[1] < 0.99 and r[3] < 0.99]
+    print(f"# copies >= 64 MiB, paired (C / rocpy in each repetition, median, 95 % interval): "
+          f"{len(met)} of {len(rows)} met, {len(missed)} missed, "
+          f"{len(rows) - len(met) - len(missed)} undecided")
+    for name, m, lo, hi, count in rows:
+        if m < 0.99:
+            print(f"#   {name:30s} {m:.4f} [{lo:.4f}, {hi:.4f}] of {count} repetitions: "
+                  f"{'missed' if hi < 0.99 else 'undecided'}")
 
 
 def _pageable_experiment(exp: dict | None) -> None:

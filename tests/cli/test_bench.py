@@ -694,3 +694,52 @@ def test_the_nvidia_peers_enqueue_on_rocpys_stream(monkeypatch):
     assert isinstance(cp_peer.own_stream, Stream) and cp_peer.own_stream is not cp_peer.stream
     assert core_peer.stream.of is rocpy_stream
     assert ("create_stream", rocpy_stream) in made
+
+
+def _table_module():
+    import importlib.util
+
+    from .conftest import ROOT
+    spec = importlib.util.spec_from_file_location("table", f"{ROOT}/benchmarks/table.py")
+    assert spec is not None and spec.loader is not None
+    table = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(table)
+    return table
+
+
+def test_the_median_interval_has_the_binomial_coverage():
+    """benchmarks/table.py `median_interval`: order statistics whose coverage
+    1 - 2 P(Bin(n, 1/2) <= k) is at least 95 % (n = 10: k = 1, 97.9 %; k = 2 would be
+    89 %), the whole range below 6 values, and an error for none."""
+    table = _table_module()
+    assert table.median_interval([float(x) for x in range(10)][::-1]) == (1.0, 8.0)
+    assert table.median_interval([3.0, 1.0, 2.0, 5.0, 4.0]) == (1.0, 5.0)
+    assert table.median_interval([float(x) for x in range(100)]) == (39.0, 60.0)
+    with pytest.raises(ValueError, match="needs values"):
+        table.median_interval([])
+
+
+def test_the_table_judges_large_copies_on_paired_ratios(tmp_path, capsys):
+    """A >= 64 MiB copy whose C / rocpy ratio in each repetition is 1.0 is met, one at
+    0.9 throughout is missed, and one that swings around 0.99 is undecided."""
+    table = _table_module()
+
+    def case(name: str, rocpy: list[int], c: list[int]) -> dict:
+        med = {"rocpy": sorted(rocpy)[len(rocpy) // 2], "C": sorted(c)[len(c) // 2]}
+        return {"name": name, "bytes_per_op": 64 << 20, "ops": 1, "family": "copy",
+                "variants": {k: {"median": med[k] / 1e3, "samples_ns": s}
+                             for k, s in (("rocpy", rocpy), ("C", c))}}
+    drift = [1000 * (i + 1) for i in range(10)]          # every repetition slower
+    swing = [1020 if i % 2 else 950 for i in range(10)]  # median 0.985, interval to 1.02
+    run = {"cases": [case("H2D pinned 64 MiB", drift, drift),
+                     case("D2H pinned 64 MiB", [1000] * 10, [900] * 10),
+                     case("D2D device 64 MiB", [1000] * 10, swing)]}
+    path = tmp_path / "bench.json"
+    path.write_text(json.dumps(run))
+    assert table.main([str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "paired (C / rocpy in each repetition, median, 95 % interval): 1 of 3 met, " \
+           "1 missed, 1 undecided" in out
+    assert "D2H pinned 64 MiB" in out and "0.9000 [0.9000, 0.9000] of 10 repetitions: missed" \
+        in out
+    assert "D2D device 64 MiB" in out and "undecided" in out
