@@ -86,6 +86,8 @@ hipError_t hipStreamBatchMemOp(hipStream_t stream, unsigned int count,
 
 /* ---- graph nodes ------------------------------------------------------ */
 
+#ifdef ROCPY_STUB_BATCH_NODES   /* hip_graph.h: the headers have the node type too */
+
 hipError_t hip_batch_node_enqueue(hip_stream_t *s, const hipBatchMemOpNodeParams *p) {
     return enqueue_ops(s, p->count, p->paramArray);
 }
@@ -152,4 +154,5 @@ hipError_t hipGraphExecBatchMemOpNodeSetParams(hipGraphExec_t hGraphExec, hipGra
     HIP_RETURN(hipSuccess);
 }
 
-#endif
+#endif  /* ROCPY_STUB_BATCH_NODES */
+#endif  /* ROCPY_HAVE_hipStreamBatchMemOp */

@@ -5,6 +5,15 @@
 
 #include "hip_internal.h"
 
+/* Batch memory operation graph nodes (hip_batch_memop.c) where the headers have all
+ * they need: the stream operation, the node's parameters and its node type (a HIP
+ * between releases, October 2024's amd-staging, declares the first two without the
+ * third). */
+#if defined(ROCPY_HAVE_hipStreamBatchMemOp) && defined(ROCPY_HAVE_hipBatchMemOpNodeParams) && \
+    defined(ROCPY_HAVE_hipGraphNodeTypeBatchMemOp)
+#define ROCPY_STUB_BATCH_NODES 1
+#endif
+
 struct hipGraphNode {
     uint32_t magic;
     hipGraphNodeType type;
@@ -27,7 +36,7 @@ struct hipGraphNode {
         hipEvent_t event;
         hipGraph_t child;             /* the node's own clone of the child graph */
         HIP_MEMCPY3D drvcopy;         /* drv: as given (hipDrvGraphMemcpyNodeGetParams) */
-#ifdef ROCPY_HAVE_hipBatchMemOpNodeParams
+#ifdef ROCPY_STUB_BATCH_NODES
         hipBatchMemOpNodeParams batch;  /* hip_batch_memop.c: paramArray is the caller's */
 #endif
         struct hip_graph_alloc *alloc; /* a memory allocation node's (hip_graph_memnode.c) */
@@ -81,7 +90,7 @@ hipError_t hip_graph_clone(hipGraph_t g, hipGraph_t *out);
 bool hip_graph_order(struct ihipGraph *g, struct hipGraphNode **order);
 /* A drv memcpy node's copy as an op (NULL op for an empty extent). */
 hipError_t hip_drv_memcpy_node_op(const HIP_MEMCPY3D *c, hip_op_t **out);
-#ifdef ROCPY_HAVE_hipBatchMemOpNodeParams
+#ifdef ROCPY_STUB_BATCH_NODES
 /* Enqueue a batch memory operation node's operations (hip_batch_memop.c). */
 hipError_t hip_batch_node_enqueue(hip_stream_t *s, const hipBatchMemOpNodeParams *p);
 #endif

@@ -198,7 +198,7 @@ static hipError_t enqueue_node(hip_stream_t *s, struct hipGraphNode *n) {
         break;
     case hipGraphNodeTypeGraph:
         return enqueue_child(s, n->p.child);
-#ifdef ROCPY_HAVE_hipBatchMemOpNodeParams
+#ifdef ROCPY_STUB_BATCH_NODES
     case hipGraphNodeTypeBatchMemOp:
         return hip_batch_node_enqueue(s, &n->p.batch);
 #endif

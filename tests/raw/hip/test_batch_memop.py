@@ -96,6 +96,11 @@ def node_params(ctx, arr, count=None, flags=0):
 
 @pytest.fixture
 def graph_env():
+    # the node type is the stub's gate too (hip_graph.h ROCPY_STUB_BATCH_NODES): HIP's
+    # October 2024 amd-staging declares the node's functions without it, and its hipamd
+    # implements none of them
+    if not hasattr(lib, "hipGraphNodeTypeBatchMemOp"):
+        pytest.skip("batch memory operation nodes: these headers have no node type for them")
     ctx = ffi.new("hipCtx_t *")
     ok(lib.hipDevicePrimaryCtxRetain(ctx, 0))
     g = ffi.new("hipGraph_t *")
