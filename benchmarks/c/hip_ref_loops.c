@@ -17,11 +17,15 @@
  *                                          ops hipMemcpyAsync on that stream, then one
  *                                          hipStreamSynchronize: rocpy bench's copy cases
  *   int ref_copy_on(..., int ops, void *stream)  the same on another stream (rocpy's)
- *   int ref_copy_spaced(..., int ops, void *stream, long gap_ns)  the same with the CPU
- *                                          spinning gap_ns after each hipMemcpyAsync:
- *                                          a caller that takes that long between copies
- *                                          (floor.py: whether a slower caller makes the
- *                                          runtime's own part slower)
+ *   int ref_copy_between(..., int ops, void *stream, long gap_ns, long touch_bytes)
+ *                                          the same with the CPU busy after each copy:
+ *                                          touching touch_bytes of a 1 MiB buffer (a line
+ *                                          each, as an interpreter's work evicts cache)
+ *                                          and spinning until gap_ns have passed
+ *                                          (floor.py: whether a caller that slow, or that
+ *                                          untidy, makes the runtime's part slower)
+ *   long long ref_between_ns(void)         the time spent between copies since the last
+ *                                          call (then zero): what floor.py takes off
  *   int ref_copy_through(void *fn, ..., int ops, void *stream)  the same with fn (a
  *                                          cudaMemcpyAsync of some CUDA runtime, whose
  *                                          signature HIP's NVIDIA platform shares) in
@@ -127,18 +131,31 @@ static long long now_ns(void)
     return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-int ref_copy_spaced(void *dst, const void *src, size_t size, int kind, int ops, void *on,
-                    long gap_ns)
+static volatile unsigned char scratch[1 << 20];
+static long long between_ns;
+
+int ref_copy_between(void *dst, const void *src, size_t size, int kind, int ops, void *on,
+                     long gap_ns, long touch_bytes)
 {
     for (int i = 0; i < ops; i++) {
         hipError_t e = hipMemcpyAsync(dst, src, size, (hipMemcpyKind)kind, (hipStream_t)on);
         if (e)
             return (int)e;
-        long long until = now_ns() + gap_ns;
-        while (now_ns() < until)
+        long long t0 = now_ns();
+        for (long b = 0; b < touch_bytes && b < (long)sizeof scratch; b += 64)
+            scratch[b]++;
+        while (now_ns() < t0 + gap_ns)
             ;
+        between_ns += now_ns() - t0;
     }
     return (int)hipStreamSynchronize((hipStream_t)on);
+}
+
+long long ref_between_ns(void)
+{
+    long long t = between_ns;
+    between_ns = 0;
+    return t;
 }
 
 typedef int (*memcpy_async_fn)(void *, const void *, size_t, int, void *);

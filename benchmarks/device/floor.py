@@ -17,9 +17,10 @@ timed call, as rocpy bench's copy cases): rocpy, raw cffi, the C loop, and CuPy 
 cuda.core where installed, each on its own stream and on rocpy's: whether a gap to C or to CuPy is
 the caller's or the stream's; and on nvidia the CUDA runtime under rocpy called per
 copy through ctypes with the GIL released and held: what the release costs there; and
-the C loop with the CPU spinning 300 ns after each copy, the spin taken off
-(``ref_copy_spaced``): whether calls that arrive as far apart as a binding's make the
-runtime's own part of each copy slower (150, 300 and 600 ns on 2026-12-04: no); and the
+the C loop with the CPU busy after each copy, the time it spent there taken off
+(``ref_copy_between``): spinning 300 ns, as far apart as a binding's calls arrive (150,
+300 and 600 ns on 2026-12-04: no slower), and touching 64 or 256 KiB, as an interpreter
+evicts cache between calls; and the
 C loop calling each CUDA runtime the process has loaded (rocpy's under HIP's wrapper,
 CuPy's) directly (``ref_copy_through``): which runtime is the faster, in one process.
 
@@ -33,6 +34,7 @@ from __future__ import annotations
 import argparse
 import ctypes
 import json
+import statistics
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -43,13 +45,15 @@ LAUNCHES = 100
 COPIES = 16
 COPY_BYTES = 4096
 Variants = dict[str, Callable[[], object]]
-#: C copies with the CPU spinning this long after each (the spin subtracted from the row):
-#: whether a caller that takes rocpy's time between copies makes the runtime's part slower
-GAPS_NS = (300,)
+#: C copies with the CPU busy after each (what it spent there taken off the row): spinning
+#: 300 ns, a caller as slow as a binding; touching 64 or 256 KiB, one as untidy as an
+#: interpreter (cache); whether either makes the runtime's part of a copy slower
+BETWEEN = {"300 ns spin": {"gap_ns": 300}, "64 KiB touched": {"touch_bytes": 64 << 10},
+           "256 KiB touched": {"touch_bytes": 256 << 10}}
 
 
-def _spaced(gap_ns: int) -> str:
-    return f"C (rocpy's stream), {gap_ns} ns apart, spin off"
+def _between(what: str) -> str:
+    return f"C (rocpy's stream), {what} between, that time off"
 
 
 def _nop_kernel(module: Any, nop_address: int) -> Any:
@@ -179,8 +183,16 @@ def _copy_variants(env: dict[str, Any], direction: str, memory: str) -> Variants
     if loops is not None:
         variants["C (its own stream)"] = loops.copier(d, sp, COPY_BYTES, kind, COPIES)
         variants["C (rocpy's stream)"] = loops.copier(d, sp, COPY_BYTES, kind, COPIES, shi)
-        for gap in GAPS_NS:
-            variants[_spaced(gap)] = loops.copier(d, sp, COPY_BYTES, kind, COPIES, shi, gap)
+        spent = env.setdefault("between_us", {})
+        for what, how in BETWEEN.items():
+            copies = loops.copier(d, sp, COPY_BYTES, kind, COPIES, shi, **how)
+            spent[_between(what)] = times = []
+
+            def busy_between(copies: Callable[[], None] = copies,
+                             times: list[float] = times) -> None:
+                copies()
+                times.append(loops.between_ns() / 1e3 / COPIES)
+            variants[_between(what)] = busy_between
     if loops is not None:
         # the same C loop calling each loaded runtime's cudaMemcpyAsync itself (rocpy's,
         # under HIP's inline wrapper, and CuPy's): which runtime is faster, in this process
@@ -298,9 +310,8 @@ def main(argv: list[str]) -> int:
             name = f"{direction} {memory} 4 KiB"
             out[name] = _medians(_copy_variants(env, direction, memory), args.rounds // 4 or 1,
                                  settle, COPIES)
-            for gap in GAPS_NS:
-                if _spaced(gap) in out[name]:
-                    out[name][_spaced(gap)] -= gap / 1e3
+            for row, times in env.pop("between_us", {}).items():
+                out[name][row] -= statistics.median(times)
             _print(f"copy floor, {name} (" + label.format("copy") + f" of {COPIES})", out[name],
                    "C (its own stream)")
     if args.json:

@@ -62,13 +62,15 @@ class CLoops:
         import ctypes
         lib = ctypes.CDLL(path)
         for name in ("ref_open", "ref_launch", "ref_launch4", "ref_launch_extra0", "ref_copy",
-                     "ref_copy_on", "ref_copy_spaced", "ref_copy_through", "ref_sync"):
+                     "ref_copy_on", "ref_copy_between", "ref_copy_through", "ref_sync"):
             getattr(lib, name).restype = ctypes.c_int
         copy_args = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
                      ctypes.c_int)
         lib.ref_copy.argtypes = copy_args
         lib.ref_copy_on.argtypes = (*copy_args, ctypes.c_void_p)
-        lib.ref_copy_spaced.argtypes = (*copy_args, ctypes.c_void_p, ctypes.c_long)
+        lib.ref_copy_between.argtypes = (*copy_args, ctypes.c_void_p, ctypes.c_long,
+                                         ctypes.c_long)
+        lib.ref_between_ns.restype = ctypes.c_longlong
         lib.ref_copy_through.argtypes = (ctypes.c_void_p, *copy_args, ctypes.c_void_p)
         self._lib = lib
         self._check(lib.ref_open(kernel_file.encode()), "ref_open")
@@ -88,20 +90,25 @@ class CLoops:
         self._check(self._lib.ref_launch_extra0(n), "ref_launch_extra0")
 
     def copier(self, dst: int, src: int, size: int, kind: int, ops: int,
-               stream: int | None = None, gap_ns: int = 0, via: int = 0) -> Callable[[], None]:
+               stream: int | None = None, *, gap_ns: int = 0, touch_bytes: int = 0,
+               via: int = 0) -> Callable[[], None]:
         """A call making ``ops`` ``hipMemcpyAsync(dst, src, size, kind)`` and one
         ``hipStreamSynchronize`` in C (one ctypes call per batch), on ``stream`` (a handle
         as an int) or, None, on the library's own stream.  On ``stream`` only: with
-        ``gap_ns``, the CPU spins that long after each copy (``ref_copy_spaced``); with
-        ``via``, the address of a function of ``cudaMemcpyAsync``'s signature, that
-        function makes the copies (``ref_copy_through``)."""
-        if (gap_ns or via) and stream is None:
-            raise ValueError("copier: gap_ns and via need a stream")
-        if gap_ns and via:
-            raise ValueError("copier: gap_ns or via, not both")
-        if gap_ns:
-            name, copy = "ref_copy_spaced", functools.partial(
-                self._lib.ref_copy_spaced, dst, src, size, kind, ops, stream, gap_ns)
+        ``gap_ns`` or ``touch_bytes``, the CPU touches that much memory and spins until
+        that long has passed after each copy (``ref_copy_between``; `between_ns` gives
+        the time it took); with ``via``, the address of a function of
+        ``cudaMemcpyAsync``'s signature, that function makes the copies
+        (``ref_copy_through``)."""
+        between = bool(gap_ns or touch_bytes)
+        if (between or via) and stream is None:
+            raise ValueError("copier: gap_ns, touch_bytes and via need a stream")
+        if between and via:
+            raise ValueError("copier: gap_ns/touch_bytes or via, not both")
+        if between:
+            name, copy = "ref_copy_between", functools.partial(
+                self._lib.ref_copy_between, dst, src, size, kind, ops, stream, gap_ns,
+                touch_bytes)
         elif via:
             name, copy = "ref_copy_through", functools.partial(
                 self._lib.ref_copy_through, via, dst, src, size, kind, ops, stream)
@@ -121,6 +128,11 @@ class CLoops:
 
     def sync(self) -> None:
         self._check(self._lib.ref_sync(), "ref_sync")
+
+    def between_ns(self) -> int:
+        """Nanoseconds the CPU spent between copies (``gap_ns``/``touch_bytes``) since the
+        last call."""
+        return int(self._lib.ref_between_ns())
 
 
 def c_loops(env: Any) -> CLoops | None:

@@ -492,14 +492,17 @@ int ref_copy_on(void *dst, const void *src, size_t size, int kind, int ops, void
     return ref_copy(dst, src, size, kind, ops);
 }
 void *copy_stream(void) { return copied_on; }
-static long spaced_by;
-int ref_copy_spaced(void *dst, const void *src, size_t size, int kind, int ops, void *stream,
-                    long gap_ns)
+static long spaced_by, touched;
+int ref_copy_between(void *dst, const void *src, size_t size, int kind, int ops, void *stream,
+                     long gap_ns, long touch_bytes)
 {
     spaced_by = gap_ns;
+    touched = touch_bytes;
     return ref_copy_on(dst, src, size, kind, ops, stream);
 }
+long long ref_between_ns(void) { return 1000LL * spaced_by + touched; }
 long copy_gap(void) { return spaced_by; }
+long copy_touch(void) { return touched; }
 typedef int (*copy_fn)(void *, const void *, size_t, int, void *);
 int ref_copy_through(void *fn, void *dst, const void *src, size_t size, int kind, int ops,
                      void *stream)
@@ -559,15 +562,18 @@ def test_the_in_process_c_loops_call_the_library_and_raise_its_status(tmp_path, 
     assert (dst_a[:16] == src_a[:16]).all() and not dst_a[16:].any()
     with pytest.raises(RuntimeError, match="ref_copy_on failed with status 11"):
         loops.copier(int(dst_a.ctypes.data), int(src_a.ctypes.data), 8, 9, 1, 1)()
-    # spaced: ref_copy_spaced with the stream and the gap; a gap needs a stream
+    # busy between copies: ref_copy_between with the stream, the gap and the bytes touched;
+    # between_ns reads what the library says it spent
     loops.copier(int(dst_a.ctypes.data), int(src_a.ctypes.data), 16, 1, 4, 0x7F00DEADBEE0,
-                 gap_ns=250)()
-    fake.copy_gap.restype = ctypes.c_long
-    assert (fake.copy_gap(), fake.copy_stream(), fake.copied()) == (250, 0x7F00DEADBEE0, 9)
-    with pytest.raises(RuntimeError, match="ref_copy_spaced failed with status 11"):
+                 gap_ns=250, touch_bytes=4096)()
+    fake.copy_gap.restype = fake.copy_touch.restype = ctypes.c_long
+    assert (fake.copy_gap(), fake.copy_touch(), fake.copy_stream(), fake.copied()) == \
+        (250, 4096, 0x7F00DEADBEE0, 9)
+    assert loops.between_ns() == 250 * 1000 + 4096
+    with pytest.raises(RuntimeError, match="ref_copy_between failed with status 11"):
         loops.copier(int(dst_a.ctypes.data), int(src_a.ctypes.data), 8, 9, 1, 1, gap_ns=5)()
-    with pytest.raises(ValueError, match="gap_ns and via need a stream"):
-        loops.copier(int(dst_a.ctypes.data), int(src_a.ctypes.data), 8, 1, 1, gap_ns=5)
+    with pytest.raises(ValueError, match="gap_ns, touch_bytes and via need a stream"):
+        loops.copier(int(dst_a.ctypes.data), int(src_a.ctypes.data), 8, 1, 1, touch_bytes=64)
     # through a given cudaMemcpyAsync-like function: it makes the copies, its status raised
     fn = ctypes.cast(fake.fake_memcpy_async, ctypes.c_void_p).value
     dst_a[:] = 0
@@ -576,7 +582,8 @@ def test_the_in_process_c_loops_call_the_library_and_raise_its_status(tmp_path, 
     with pytest.raises(RuntimeError, match="ref_copy_through failed with status 12"):
         loops.copier(int(dst_a.ctypes.data), int(src_a.ctypes.data), 8, 9, 1, 1, via=fn)()
     with pytest.raises(ValueError, match="not both"):
-        loops.copier(int(dst_a.ctypes.data), int(src_a.ctypes.data), 8, 1, 1, 1, 5, fn)
+        loops.copier(int(dst_a.ctypes.data), int(src_a.ctypes.data), 8, 1, 1, 1, gap_ns=5,
+                     via=fn)
     with pytest.raises(RuntimeError, match="ref_open failed with status 400"):
         c_reference.CLoops(str(lib), "x.cubin")
 
