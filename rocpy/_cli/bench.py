@@ -119,6 +119,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--repeat", metavar="N", type=_positive,
                         help="timed repetitions per case (default: as many as fit each case's "
                              "time budget)")
+    parser.add_argument("--min-repeat", metavar="N", type=_positive,
+                        help="the fewest timed repetitions of a case whose repetitions are "
+                             "fitted to its time budget (default 10; --quick 5): more decide "
+                             "the large copies, which fit few")
     parser.add_argument("--warmup", metavar="N", type=_non_negative,
                         help="untimed repetitions before each case (default 3; --quick 1)")
     parser.add_argument("--only", metavar="FAMILIES", type=_families,
@@ -157,9 +161,10 @@ def make_plan(args: argparse.Namespace, simulation: bool) -> Any:
         (256 << 20 if quick else 1 << 30)
     top = args.size_max or default_top
     warmup = args.warmup if args.warmup is not None else (1 if quick else 3)
+    fewest = getattr(args, "min_repeat", None) or (5 if quick else 10)
     return Plan(quick=quick, sizes=sizes_up_to(top, quick), repeat=args.repeat, warmup=warmup,
-                budget_s=0.12 if quick else 1.0, min_repeat=5 if quick else 10,
-                max_repeat=30 if quick else 500, compare=args.compare,
+                budget_s=0.12 if quick else 1.0, min_repeat=fewest,
+                max_repeat=max(fewest, 30 if quick else 500), compare=args.compare,
                 families=args.only or FAMILIES)
 
 

@@ -35,6 +35,7 @@ def _bench(cli, tmp_path, *argv, name="r.json"):
     (["--repeat", "0"], "argument --repeat: must be at least 1"),
     (["--repeat", "many"], "argument --repeat: 'many' is not an integer"),
     (["--warmup", "-1"], "argument --warmup: must be 0 or more"),
+    (["--min-repeat", "0"], "argument --min-repeat: must be at least 1"),
     (["--size-max", "lots"], "argument --size-max: 'lots' is not a size"),
     (["--size-max", "0"], "argument --size-max: '0': the size must be at least 1 byte"),
     (["--size-max", "2T"], "larger than 1 TiB"),
@@ -91,6 +92,25 @@ def test_default_plan_keeps_the_stub_small():
     assert max(bench_cli.make_plan(args, simulation=False).sizes) == 1 << 30
     args.quick = True
     assert max(bench_cli.make_plan(args, simulation=True).sizes) == 16 << 20
+
+
+def test_min_repeat_raises_the_fewest_repetitions_a_budget_gives():
+    """--min-repeat: a case too slow for its budget still gets that many repetitions
+    (the large copies, for the paired test of issue 21's goal); --repeat still fixes
+    them; a minimum above --quick's maximum raises the maximum with it."""
+    from rocpy.bench.cases import repeats
+    args = argparse.Namespace(quick=False, size_max=None, warmup=None, repeat=None,
+                              compare=False, only=None, min_repeat=None)
+    plan = bench_cli.make_plan(args, simulation=False)
+    assert (plan.min_repeat, repeats(plan, per_rep_s=10.0)) == (10, 10)
+    args.min_repeat = 40
+    plan = bench_cli.make_plan(args, simulation=False)
+    assert repeats(plan, per_rep_s=10.0) == 40 and repeats(plan, per_rep_s=1e-6) == 500
+    args.quick = True
+    plan = bench_cli.make_plan(args, simulation=False)
+    assert (plan.min_repeat, plan.max_repeat, repeats(plan, per_rep_s=1e-6)) == (40, 40, 40)
+    args.repeat = 3
+    assert repeats(bench_cli.make_plan(args, simulation=False), per_rep_s=10.0) == 3
 
 
 # ---- a run and its JSON --------------------------------------------------------------------
