@@ -143,11 +143,14 @@ def _cuda_core(stream: Any) -> tuple[Any, tuple[Any, Any]]:
     return cc, (dev.create_stream(), dev.create_stream(stream))
 
 
-def _copy_variants(env: dict[str, Any], direction: str, memory: str) -> Variants:
+def _copy_variants(env: dict[str, Any], direction: str,
+                   memory: str) -> tuple[Variants, dict[str, list[float]]]:
+    """The copy rows, and for each busy-between row the time per copy its CPU spent
+    between copies (us, one entry per call), for `main` to take off."""
     import numpy as np
 
-    from rocpy.bench.cases.copy import _KINDS, Memory
-    from rocpy.hip import ffi, lib
+    from rocpy.bench.cases.copy import _KINDS, Memory, _raw_copy, _rocpy_copy
+    from rocpy.hip import lib
     s, loops, dev = env["stream"], env["loops"], env["device"]
     buffers = env.setdefault("buffers", {})
     if not buffers:
@@ -161,29 +164,17 @@ def _copy_variants(env: dict[str, Any], direction: str, memory: str) -> Variants
                 "D2D": (buffers["dev_b"], buffers["dev_a"])}[direction]
     d, sp = Memory.address(dst), Memory.address(src)
     kind = getattr(lib, _KINDS[direction])
-    sh, sync = s.handle, s.sync
-    shi = int(ffi.cast("uintptr_t", sh))       # the handle as an int (ctypes, CuPy)
-    if direction == "D2H":
-        copy = _repeat(src.copy_to, COPIES, dst, s)
-    else:
-        copy = _repeat(dst.copy_from, COPIES, src, s)
-
-    def rocpy_copies() -> None:
-        copy()
-        sync()
-    memcpy, stream_sync = lib.hipMemcpyAsync, lib.hipStreamSynchronize
-    dp, spp = ffi.cast("void *", d), ffi.cast("void *", sp)
-    raw = _repeat(memcpy, COPIES, dp, spp, COPY_BYTES, kind, sh)
-
-    def raw_copies() -> None:
-        raw()
-        stream_sync(sh)
-    variants: Variants = {"rocpy (rocpy's stream)": rocpy_copies,
-                          "raw cffi (rocpy's stream)": raw_copies}
+    sh = s.handle
+    stream_sync = lib.hipStreamSynchronize
+    shi = s.__hip_stream__()[1]                # the handle as an int (C, ctypes, CuPy)
+    # the bench's own rocpy and raw copy loops (rocpy/bench/cases/copy.py)
+    variants: Variants = {
+        "rocpy (rocpy's stream)": _rocpy_copy(dst, src, direction, COPIES, s),
+        "raw cffi (rocpy's stream)": _raw_copy(d, sp, COPY_BYTES, direction, COPIES, s)}
+    spent: dict[str, list[float]] = {}
     if loops is not None:
         variants["C (its own stream)"] = loops.copier(d, sp, COPY_BYTES, kind, COPIES)
         variants["C (rocpy's stream)"] = loops.copier(d, sp, COPY_BYTES, kind, COPIES, shi)
-        spent = env.setdefault("between_us", {})
         for what, how in BETWEEN.items():
             copies = loops.copier(d, sp, COPY_BYTES, kind, COPIES, shi, **how)
             spent[_between(what)] = times = []
@@ -193,7 +184,6 @@ def _copy_variants(env: dict[str, Any], direction: str, memory: str) -> Variants
                 copies()
                 times.append(loops.between_ns() / 1e3 / COPIES)
             variants[_between(what)] = busy_between
-    if loops is not None:
         # the same C loop calling each loaded runtime's cudaMemcpyAsync itself (rocpy's,
         # under HIP's inline wrapper, and CuPy's): which runtime is faster, in this process
         for path in _cudart_paths():
@@ -251,7 +241,7 @@ def _copy_variants(env: dict[str, Any], direction: str, memory: str) -> Variants
                 print(f"floor: no cuda.core row on {where} ({type(exc).__name__}: {exc})")
                 continue
             variants[f"cuda.core ({where})"] = core_copies
-    return variants
+    return variants, spent
 
 
 def main(argv: list[str]) -> int:
@@ -308,9 +298,9 @@ def main(argv: list[str]) -> int:
         for direction, memory in (("H2D", "pageable"), ("D2H", "pageable"), ("D2D", "device"),
                                   ("H2D", "pinned")):
             name = f"{direction} {memory} 4 KiB"
-            out[name] = _medians(_copy_variants(env, direction, memory), args.rounds // 4 or 1,
-                                 settle, COPIES)
-            for row, times in env.pop("between_us", {}).items():
+            variants, spent = _copy_variants(env, direction, memory)
+            out[name] = _medians(variants, args.rounds // 4 or 1, settle, COPIES)
+            for row, times in spent.items():
                 out[name][row] -= statistics.median(times)
             _print(f"copy floor, {name} (" + label.format("copy") + f" of {COPIES})", out[name],
                    "C (its own stream)")

@@ -545,25 +545,26 @@ class Stream(_OrderedHandle):
         a = api()
         if not a.has("hipStreamIsCapturing"):
             return False
-        if self._bind >= 0:
-            use_device(self._bind)
-        out = a.ffi.new("hipStreamCaptureStatus *")
-        st = a.lib.hipStreamIsCapturing(h, out)
+        st, status = self._capture_status(h)
         if st:
             raise hip_error(st, "hipStreamIsCapturing")
-        result: bool = out[0] == a.lib.hipStreamCaptureStatusActive
-        return result
+        return bool(status == a.lib.hipStreamCaptureStatusActive)
 
     def _capturing_elsewhere(self) -> bool:
         """True when the stream takes part in a capture rocpy did not begin (a fork)."""
         a = api()
         if self._kind == _PER_THREAD or not a.has("hipStreamIsCapturing"):
             return False
-        out = a.ffi.new("hipStreamCaptureStatus *")
+        st, status = self._capture_status(self._h)
+        return bool(st) or status != a.lib.hipStreamCaptureStatusNone
+
+    def _capture_status(self, h: Any) -> tuple[int, int]:
+        """``hipStreamIsCapturing`` on the stream's device: (its status, the capture status)."""
+        a = api()
         if self._bind >= 0:
             use_device(self._bind)
-        st = a.lib.hipStreamIsCapturing(self._h, out)
-        return bool(st) or out[0] != a.lib.hipStreamCaptureStatusNone
+        out = a.ffi.new("hipStreamCaptureStatus *")
+        return a.lib.hipStreamIsCapturing(h, out), out[0]
 
     # ---- lifetime ---------------------------------------------------------------
 

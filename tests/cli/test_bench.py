@@ -685,10 +685,10 @@ def test_the_nvidia_peers_enqueue_on_rocpys_stream(monkeypatch):
             pass
 
     class Stream(FakeStream):
-        pass
+        """CuPy's own stream."""
 
     class ExternalStream(FakeStream):
-        pass
+        """A stream CuPy wraps and never destroys."""
 
     cupy = SimpleNamespace(cuda=SimpleNamespace(
         Device=lambda i: SimpleNamespace(use=lambda: None), Stream=Stream,

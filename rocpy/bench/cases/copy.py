@@ -14,8 +14,8 @@ plots show the distribution of single round trips.
 With ``--compare``: ``raw`` makes the same ``hipMemcpyAsync`` /
 ``hipStreamSynchronize`` (``hipMemcpy``) calls through ``rocpy.hip.lib``
 with arguments prepared beforehand, and the peers (`rocpy.bench.compare`)
-copy between the same allocations, on NVIDIA on rocpy's stream.  On nvidia, the asynchronous copies have a
-``C`` variant too: the same batch made from C in this process and rounds, on
+copy between the same allocations (on nvidia, on rocpy's stream).  On nvidia, the
+asynchronous copies have a ``C`` variant too: the same batch made from C in this process and rounds, on
 rocpy's stream (benchmarks/c/hip_ref_loops.c, `rocpy.bench.c_reference.c_loops`),
 which tells what the binding costs from what HIP and its CUDA runtime cost.
 """
@@ -184,10 +184,8 @@ def build(env: Env) -> list[Bench]:
     stream = env.stream
     from ..c_reference import c_loops
     loops = c_loops(env)
-    stream_address = 0                  # the C variant's stream: rocpy's (nvidia only)
-    from rocpy.hip import ffi, lib
-    if loops is not None:
-        stream_address = int(ffi.cast("uintptr_t", stream.handle))
+    from rocpy.hip import lib
+    stream_address = stream.__hip_stream__()[1]      # the C variant's stream: rocpy's
     if env.simulation and env.plan.compare:
         env.note("on the stub, copies of a few KiB (and batched launches) also time waking the "
                  "stub's worker threads, which depends on how fast calls arrive: their rocpy/raw "
